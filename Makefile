@@ -1,0 +1,88 @@
+# iwspec - conformance and fuzzing suite for iWARP (MPA, DDP, RDMAP).
+#
+#   make            build build/iwspec and the test binaries
+#   make run        install missing build dependencies, build, run the suite against the
+#                   built-in reference DUT, write reports to out/latest/
+#   make test       unit, property and golden tests, CLI tests, then the same under ASan+UBSan
+#   make bench      benchmarks (figures, never pass/fail on timing)
+#   make install    install iwspec under $(PREFIX) (default /usr/local)
+#   make clean
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+BUILD    ?= build
+VERSION  := 0.1.0
+GIT_REV  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+OPT      ?= -O2 -g
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) -Iengine -Isuite -Idrivers -Ireports \
+              -DIWSPEC_VERSION='"$(VERSION)"' -DIWSPEC_GIT_REV='"$(GIT_REV)"'
+LDLIBS_ALL := -ljansson $(EXTRA_LDLIBS)
+
+ENGINE_SRC := $(wildcard engine/*.c)
+APP_SRC    := $(filter-out suite/main.c,$(wildcard suite/*.c drivers/*.c reports/*.c vectors/*.c))
+TEST_SRC   := $(wildcard tests/*.c)
+BENCH_SRC  := $(wildcard bench/*.c)
+
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+APP_OBJ    := $(APP_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: all run test test-unit test-cli test-san bench install clean deps
+all: $(BUILD)/iwspec $(BUILD)/run_tests
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/libiwengine.a: $(ENGINE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/iwspec: $(BUILD)/suite/main.o $(APP_OBJ) $(BUILD)/libiwengine.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/run_tests: $(TEST_OBJ) $(APP_OBJ) $(BUILD)/libiwengine.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+deps:
+	@sh tools/install-deps.sh
+
+run: deps
+	$(MAKE) all
+	$(BUILD)/iwspec run --report out/latest
+
+test: test-unit test-cli test-san
+
+test-unit: $(BUILD)/run_tests
+	$(BUILD)/run_tests
+
+test-cli: $(BUILD)/iwspec
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/run.sh
+
+# The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-san:
+	$(MAKE) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+		all
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		build-san/run_tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		IWSPEC=build-san/iwspec sh tests/cli/run.sh
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libiwengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O3 -o $@ $^ $(LDLIBS_ALL) -lisal
+
+bench: $(BENCH_SRC:%.c=$(BUILD)/%)
+	@for b in $^; do $$b || exit 1; done
+
+install: $(BUILD)/iwspec
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/iwspec $(DESTDIR)$(PREFIX)/bin/iwspec
+
+clean:
+	rm -rf build build-san out
+
+-include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/suite/main.d

@@ -1,0 +1,48 @@
+#include "driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int iw_driver_open(iw_driver **out, const iw_dut_config *cfg, iw_err *e)
+{
+	*out = NULL;
+	int (*open_fn)(iw_driver *, iw_err *);
+	if (!strcmp(cfg->dut, "ref"))
+		open_fn = iw_drv_ref_open;
+	else if (!strncmp(cfg->dut, "tcp:", 4))
+		open_fn = iw_drv_tcp_open;
+	else if (!strncmp(cfg->dut, "exec:", 5))
+		open_fn = iw_drv_exec_open;
+	else
+		return iw_errf(e, IW_EINVAL, "unknown DUT '%s': use ref, tcp:HOST:PORT or exec:'COMMAND'", cfg->dut);
+	if (!cfg->profile)
+		return iw_errf(e, IW_EINVAL, "DUT '%s': no profile configured", cfg->dut);
+	iw_driver *d = calloc(1, sizeof *d);
+	if (!d)
+		return iw_errf(e, IW_ENOSPC, "out of memory opening the DUT driver");
+	d->cfg = cfg;
+	int rc = open_fn(d, e);
+	if (rc) {
+		free(d);
+		return rc;
+	}
+	*out = d;
+	return IW_OK;
+}
+
+void iw_driver_close(iw_driver *d)
+{
+	if (!d)
+		return;
+	if (d->ops && d->ops->destroy)
+		d->ops->destroy(d);
+	free(d);
+}
+
+int iw_driver_instruct(iw_driver *d, const iw_dut_instr *in, iw_err *e)
+{
+	if (!d->ops->instruct)
+		return iw_errf(e, IW_ESTATE, "the %s driver cannot pass per-case requests to the DUT; "
+			       "configure the DUT itself", d->ops->name);
+	return d->ops->instruct(d, in, e);
+}

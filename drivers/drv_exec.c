@@ -1,0 +1,353 @@
+/*
+ * exec:'COMMAND' - the harness starts the DUT for each case.
+ *
+ * case_begin picks the port ({port}; {host} is 127.0.0.1): a free one for a responder DUT to
+ * listen on, or the harness's own listening socket for an initiator DUT to connect to; then
+ * it runs the command through /bin/sh -c in a new process group, stdout and stderr going to
+ * an anonymous temporary file. connect/accept restart the command when it has ended cleanly
+ * (a DUT that serves one connection and exits). case_end stops what still runs (SIGTERM to
+ * the group, SIGKILL after 1 s) and reports the first abnormal end seen during the case: an
+ * exit status other than 0, or a signal we did not send, with the tail of its output.
+ */
+#include "driver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iw_conn.h"
+#include "net.h"
+
+#define EXEC_HOST "127.0.0.1"
+#define CMD_MAX   2048
+
+typedef struct exec_priv {
+	char tmpl[CMD_MAX];         /* the command with {host} and {port} */
+	char cmd[CMD_MAX];          /* this case's command */
+	pid_t pid;                  /* 0 when nothing runs */
+	bool stopping;              /* we sent the signal that ends it */
+	int out_fd;                 /* its stdout and stderr */
+	int lfd;                    /* initiator: the harness's listening socket */
+	uint16_t port;
+	iw_dut_finding finding;
+} exec_priv;
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static void read_tail(exec_priv *x, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	struct stat st;
+	if (x->out_fd < 0 || fstat(x->out_fd, &st) != 0 || st.st_size <= 0)
+		return;
+	off_t from = st.st_size > (off_t)(cap - 1) ? st.st_size - (off_t)(cap - 1) : 0;
+	ssize_t n = pread(x->out_fd, buf, cap - 1, from);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	/* Text for reports: no NULs in the middle. */
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = '?';
+}
+
+/* Substitutes {host} and {port}. */
+static int build_cmd(exec_priv *x, iw_err *e)
+{
+	char ps[8];
+	snprintf(ps, sizeof ps, "%u", (unsigned)x->port);
+	size_t o = 0;
+	for (const char *p = x->tmpl; *p;) {
+		const char *sub = NULL;
+		size_t skip = 1;
+		if (!strncmp(p, "{port}", 6)) {
+			sub = ps;
+			skip = 6;
+		} else if (!strncmp(p, "{host}", 6)) {
+			sub = EXEC_HOST;
+			skip = 6;
+		}
+		size_t n = sub ? strlen(sub) : 1;
+		if (o + n >= sizeof x->cmd)
+			return iw_errf(e, IW_EINVAL, "exec: the command is longer than %zu characters", sizeof x->cmd - 1);
+		memcpy(x->cmd + o, sub ? sub : p, n);
+		o += n;
+		p += skip;
+	}
+	x->cmd[o] = '\0';
+	return IW_OK;
+}
+
+/* Records how the process ended, when that was abnormal and is the first such end of the case. */
+static void note_status(exec_priv *x, int status)
+{
+	if (x->finding.present)
+		return;
+	iw_dut_finding *f = &x->finding;
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && !x->stopping) {
+		f->present = true;
+		f->exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		if (x->stopping && (sig == SIGTERM || sig == SIGKILL))
+			return;
+		f->present = true;
+		f->crashed = true;
+		f->signal = sig;
+	}
+	if (f->present)
+		read_tail(x, f->stderr_tail, sizeof f->stderr_tail);
+}
+
+/* True when the process still runs; reaps it otherwise. */
+static bool alive(exec_priv *x)
+{
+	if (!x->pid)
+		return false;
+	int status;
+	pid_t r = waitpid(x->pid, &status, WNOHANG);
+	if (r == 0)
+		return true;
+	if (r == x->pid)
+		note_status(x, status);
+	x->pid = 0;
+	return false;
+}
+
+static int start(exec_priv *x, iw_err *e)
+{
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0)
+		return iw_errf(e, IW_ESTATE, "exec: /dev/null: %s", strerror(errno));
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(devnull);
+		return iw_errf(e, IW_ESTATE, "exec: fork: %s", strerror(err));
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls from here on (the harness may have threads). */
+		setpgid(0, 0);
+		dup2(devnull, 0);
+		dup2(x->out_fd, 1);
+		dup2(x->out_fd, 2);
+		execl("/bin/sh", "sh", "-c", x->cmd, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid); /* also here, so the group exists before we may signal it */
+	close(devnull);
+	x->pid = pid;
+	x->stopping = false;
+	return IW_OK;
+}
+
+static void stop(exec_priv *x)
+{
+	if (!alive(x))
+		return;
+	x->stopping = true;
+	kill(-x->pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		sleep_ms(10);
+		if (!alive(x))
+			return;
+	}
+	kill(-x->pid, SIGKILL);
+	int status;
+	if (waitpid(x->pid, &status, 0) == x->pid)
+		note_status(x, status);
+	x->pid = 0;
+}
+
+static void close_case(exec_priv *x)
+{
+	if (x->lfd >= 0)
+		close(x->lfd);
+	if (x->out_fd >= 0)
+		close(x->out_fd);
+	x->lfd = x->out_fd = -1;
+}
+
+static int exec_case_begin(iw_driver *d, iw_err *e)
+{
+	exec_priv *x = d->priv;
+	stop(x);
+	close_case(x);
+	memset(&x->finding, 0, sizeof x->finding);
+	const char *tmp = getenv("TMPDIR");
+	char path[512];
+	snprintf(path, sizeof path, "%s/iwspec-dut-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	x->out_fd = mkstemp(path);
+	if (x->out_fd < 0)
+		return iw_errf(e, IW_ESTATE, "exec: cannot create a file for the DUT's output in %s: %s",
+			       tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	unlink(path);
+	(void)fcntl(x->out_fd, F_SETFD, FD_CLOEXEC);
+	int rc;
+	x->port = 0;
+	if (d->cfg->role == IW_ROLE_INITIATOR)
+		rc = iw_net_listen(EXEC_HOST, &x->port, &x->lfd, e);
+	else
+		rc = iw_net_free_port(&x->port, e);
+	if (rc == IW_OK)
+		rc = build_cmd(x, e);
+	if (rc == IW_OK)
+		rc = start(x, e);
+	if (rc != IW_OK)
+		close_case(x);
+	return rc;
+}
+
+static int ended_error(exec_priv *x, const char *what, iw_err *e)
+{
+	const iw_dut_finding *f = &x->finding;
+	if (f->crashed)
+		return iw_errf(e, IW_ESTATE, "exec: the DUT was killed by signal %d %s: %.120s", f->signal, what,
+			       f->stderr_tail);
+	return iw_errf(e, IW_ESTATE, "exec: the DUT exited with status %d %s: %.120s", f->exit_code, what,
+		       f->stderr_tail);
+}
+
+/* Makes sure an instance runs: restarts one that ended cleanly, once per call. */
+static int ensure_running(exec_priv *x, bool *restarted, const char *what, iw_err *e)
+{
+	if (alive(x))
+		return IW_OK;
+	if (x->finding.present)
+		return ended_error(x, what, e);
+	if (*restarted)
+		return iw_errf(e, IW_ESTATE, "exec: the DUT exited (status 0) %s", what);
+	*restarted = true;
+	return start(x, e);
+}
+
+static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
+{
+	exec_priv *x = d->priv;
+	if (d->cfg->role != IW_ROLE_RESPONDER)
+		return iw_errf(e, IW_ESTATE, "exec: the DUT is configured as an initiator; it connects to the harness");
+	if (x->out_fd < 0)
+		return iw_errf(e, IW_ESTATE, "exec: connect before case_begin");
+	if (timeout_ms <= 0)
+		timeout_ms = d->cfg->connect_timeout_ms;
+	int64_t deadline = iw_net_now_ms() + timeout_ms;
+	bool restarted = false;
+	iw_err ce;
+	snprintf(ce.msg, sizeof ce.msg, "no attempt");
+	for (;;) {
+		int rc = ensure_running(x, &restarted, "before accepting a connection", e);
+		if (rc)
+			return rc;
+		int64_t left = deadline - iw_net_now_ms();
+		if (left <= 0)
+			break;
+		if (iw_net_connect_once(EXEC_HOST, x->port, left < 200 ? left : 200, fd, &ce) == IW_OK)
+			return IW_OK;
+		sleep_ms(20);
+	}
+	return iw_errf(e, IW_ESTATE, "exec: the DUT did not accept a connection on %s:%u within %lld ms (%s)", EXEC_HOST,
+		       (unsigned)x->port, (long long)timeout_ms, ce.msg);
+}
+
+static int exec_accept(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
+{
+	exec_priv *x = d->priv;
+	if (d->cfg->role != IW_ROLE_INITIATOR)
+		return iw_errf(e, IW_ESTATE, "exec: the DUT is configured as a responder; connect to it instead");
+	if (x->lfd < 0)
+		return iw_errf(e, IW_ESTATE, "exec: accept before case_begin");
+	if (timeout_ms <= 0)
+		timeout_ms = d->cfg->connect_timeout_ms;
+	int64_t deadline = iw_net_now_ms() + timeout_ms;
+	bool restarted = false;
+	for (;;) {
+		struct pollfd p = { .fd = x->lfd, .events = POLLIN };
+		int r = poll(&p, 1, 50);
+		if (r > 0) {
+			iw_err ae;
+			if (iw_net_accept(x->lfd, 0, fd, &ae) == IW_OK)
+				return IW_OK;
+		}
+		int rc = ensure_running(x, &restarted, "before connecting", e);
+		if (rc)
+			return rc;
+		if (iw_net_now_ms() >= deadline)
+			break;
+	}
+	return iw_errf(e, IW_ESTATE, "exec: the DUT did not connect to %s:%u within %lld ms", EXEC_HOST,
+		       (unsigned)x->port, (long long)timeout_ms);
+}
+
+static int exec_case_end(iw_driver *d, iw_dut_finding *f, iw_err *e)
+{
+	exec_priv *x = d->priv;
+	(void)e;
+	stop(x);
+	*f = x->finding;
+	close_case(x);
+	memset(&x->finding, 0, sizeof x->finding);
+	return IW_OK;
+}
+
+static void exec_destroy(iw_driver *d)
+{
+	exec_priv *x = d->priv;
+	if (!x)
+		return;
+	stop(x);
+	close_case(x);
+	free(x);
+	d->priv = NULL;
+}
+
+static const iw_driver_ops exec_ops = {
+	.name = "exec",
+	.case_begin = exec_case_begin,
+	.connect = exec_connect,
+	.accept = exec_accept,
+	.case_end = exec_case_end,
+	.destroy = exec_destroy,
+	.instruct = NULL,
+};
+
+int iw_drv_exec_open(iw_driver *d, iw_err *e)
+{
+	const char *cmd = d->cfg->dut + 5;
+	while (*cmd == ' ' || *cmd == '\t')
+		cmd++;
+	size_t n = strlen(cmd);
+	if (n == 0)
+		return iw_errf(e, IW_EINVAL, "exec: no command (use exec:'COMMAND', with {host} and {port})");
+	exec_priv *x = calloc(1, sizeof *x);
+	if (!x)
+		return iw_errf(e, IW_ENOSPC, "exec: out of memory");
+	x->lfd = x->out_fd = -1;
+	/* exec:'CMD' as written in the docs: one pair of outer quotes is not part of the command. */
+	if (n >= 2 && cmd[0] == '\'' && cmd[n - 1] == '\'' && !memchr(cmd + 1, '\'', n - 2)) {
+		cmd++;
+		n -= 2;
+	}
+	if (n >= sizeof x->tmpl) {
+		free(x);
+		return iw_errf(e, IW_EINVAL, "exec: the command is longer than %zu characters", sizeof x->tmpl - 1);
+	}
+	memcpy(x->tmpl, cmd, n);
+	x->tmpl[n] = '\0';
+	d->ops = &exec_ops;
+	d->priv = x;
+	return IW_OK;
+}

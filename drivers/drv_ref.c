@@ -1,0 +1,144 @@
+/*
+ * ref - the built-in DUT, served by a ref_server thread of the harness on loopback.
+ *
+ * The configuration's markers, crc = optional-off, reject and private data are capabilities
+ * (dut_config.h, case.h IW_CAP_*): the DUT does them when a case asks (instruct), and
+ * otherwise behaves as a default-configured endpoint: M=0, C=1, R=0, no private data.
+ * Reflector, hostile mode and mutant hold for every connection.
+ */
+#include "driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "ref_server.h"
+
+typedef struct ref_priv {
+	iw_ref_server *srv;
+	iw_ref_options base;    /* the configured per-connection behaviour */
+	int lfd;                /* initiator: where the DUT connects to */
+	uint16_t lport;
+} ref_priv;
+
+static int ref_case_begin(iw_driver *d, iw_err *e)
+{
+	(void)d;
+	(void)e;
+	return IW_OK;
+}
+
+static int ref_connect(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
+{
+	ref_priv *r = d->priv;
+	if (d->cfg->role != IW_ROLE_RESPONDER)
+		return iw_errf(e, IW_ESTATE, "ref: the DUT is configured as an initiator; it connects to the harness");
+	iw_err ce;
+	if (iw_net_connect("127.0.0.1", iw_ref_server_port(r->srv), timeout_ms > 0 ? timeout_ms : d->cfg->connect_timeout_ms,
+			   fd, &ce) != IW_OK)
+		return iw_errf(e, IW_ESTATE, "ref: %s", ce.msg);
+	return IW_OK;
+}
+
+static int ref_accept(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
+{
+	ref_priv *r = d->priv;
+	if (d->cfg->role != IW_ROLE_INITIATOR)
+		return iw_errf(e, IW_ESTATE, "ref: the DUT is configured as a responder; connect to it instead");
+	iw_err ce;
+	if (iw_ref_server_dial(r->srv, "127.0.0.1", r->lport, &ce) != IW_OK)
+		return iw_errf(e, IW_ESTATE, "ref: %s", ce.msg);
+	if (iw_net_accept(r->lfd, timeout_ms > 0 ? timeout_ms : d->cfg->connect_timeout_ms, fd, &ce) != IW_OK)
+		return iw_errf(e, IW_ESTATE, "ref: %s", ce.msg);
+	return IW_OK;
+}
+
+static int ref_case_end(iw_driver *d, iw_dut_finding *f, iw_err *e)
+{
+	ref_priv *r = d->priv;
+	(void)e;
+	memset(f, 0, sizeof *f);
+	iw_ref_server_configure(r->srv, &r->base);
+	return IW_OK;
+}
+
+static int ref_instruct(iw_driver *d, const iw_dut_instr *in, iw_err *e)
+{
+	ref_priv *r = d->priv;
+	const iw_dut_config *c = d->cfg;
+	if (in->markers && !c->markers)
+		return iw_errf(e, IW_EINVAL, "ref: asked for markers, but the DUT configuration says markers = no");
+	if (in->crc_off && !c->crc_off_mode)
+		return iw_errf(e, IW_EINVAL, "ref: asked for no CRC, but the DUT configuration says crc = required");
+	if (in->reject && !c->reject)
+		return iw_errf(e, IW_EINVAL, "ref: asked to reject, but the DUT configuration says reject = no");
+	if (in->pd_len > IW_REF_PD_MAX)
+		return iw_errf(e, IW_EINVAL, "ref: %zu octets of private data asked for (at most %d)", in->pd_len,
+			       IW_REF_PD_MAX);
+	iw_ref_options o = r->base;
+	o.markers = in->markers;
+	o.crc_off = in->crc_off;
+	o.reject = in->reject;
+	o.pd_len = in->pd ? in->pd_len : 0;
+	if (o.pd_len)
+		memcpy(o.pd, in->pd, o.pd_len);
+	iw_ref_server_configure(r->srv, &o);
+	return IW_OK;
+}
+
+static void ref_destroy(iw_driver *d)
+{
+	ref_priv *r = d->priv;
+	if (!r)
+		return;
+	iw_ref_server_free(r->srv);
+	if (r->lfd >= 0)
+		close(r->lfd);
+	free(r);
+	d->priv = NULL;
+}
+
+static const iw_driver_ops ref_ops = {
+	.name = "ref",
+	.case_begin = ref_case_begin,
+	.connect = ref_connect,
+	.accept = ref_accept,
+	.case_end = ref_case_end,
+	.destroy = ref_destroy,
+	.instruct = ref_instruct,
+};
+
+int iw_drv_ref_open(iw_driver *d, iw_err *e)
+{
+	const iw_dut_config *c = d->cfg;
+	ref_priv *r = calloc(1, sizeof *r);
+	if (!r)
+		return iw_errf(e, IW_ENOSPC, "ref: out of memory");
+	r->lfd = -1;
+	iw_ref_options *o = &r->base;
+	iw_ref_options_default(o);
+	o->profile = c->profile;
+	o->role = c->role == IW_ROLE_INITIATOR ? IW_ROLE_INITIATOR : IW_ROLE_RESPONDER;
+	o->reflector = c->reflector;
+	iw_err fe;
+	if (iw_hostile_find(c->hostile, &o->hostile, &fe) != IW_OK || iw_mutant_find(c->mutant, &o->mutant, &fe) != IW_OK) {
+		free(r);
+		return iw_errf(e, IW_EINVAL, "ref: %s", fe.msg);
+	}
+	d->ops = &ref_ops;
+	d->priv = r;
+	int rc = iw_ref_server_new(&r->srv, o, e);
+	if (rc == IW_OK && o->role == IW_ROLE_INITIATOR) {
+		r->lport = 0;
+		rc = iw_net_listen("127.0.0.1", &r->lport, &r->lfd, e);
+	}
+	if (rc == IW_OK)
+		rc = iw_ref_server_start(r->srv, e);
+	if (rc != IW_OK) {
+		ref_destroy(d);
+		d->ops = NULL;
+		return rc;
+	}
+	return IW_OK;
+}

@@ -1,0 +1,79 @@
+/*
+ * dut_config.h - what the DUT is and supports: the --dut-config file (plain `key = value`)
+ * and the command-line flags that override it (--dut, --profile, --role).
+ *
+ * Keys (docs/dut-config.md is the user's reference):
+ *   dut = ref | tcp:HOST:PORT | exec:COMMAND       role = responder | initiator
+ *   profile = rddp-mpa-01 | rfc5044 | rfc6581 | culley-mpa-02
+ *   mpa_revision = N          markers = yes|no       crc = required | optional-off (admin no-CRC mode)
+ *   private_data_limit = N    reflector = yes|no     reject = yes|no (can be told to reject)
+ *   connect_timeout = 5s      case_timeout = 10s     close_timeout = 5s
+ *   disable = CASE-ID-GLOB : reason          (repeatable)
+ *   map = LAYER/ETYPE/ECODE -> LAYER/ETYPE/ECODE : reason   (repeatable; an error code the DUT
+ *         sends instead of the one the spec names, accepted and reported as a mapping)
+ *   hostile = MODE            (ref only: a misbehaving built-in DUT, for robustness tests)
+ *   mutant = NAME             (ref only: a built-in DUT with one requirement broken)
+ * Unknown keys and bad values are errors naming the file, line and the fix.
+ */
+#ifndef IW_DUT_CONFIG_H
+#define IW_DUT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iw_err.h"
+#include "profile.h"
+
+#define IW_DUT_MAX_DISABLED 64
+#define IW_DUT_MAX_MAPS     32
+
+typedef struct iw_code { int layer, etype, ecode; } iw_code;
+
+typedef struct iw_code_map {
+	iw_code from;           /* what the spec requires */
+	iw_code to;             /* what this DUT sends instead */
+	char reason[128];
+} iw_code_map;
+
+typedef struct iw_disabled_case {
+	char glob[64];
+	char reason[128];
+} iw_disabled_case;
+
+typedef struct iw_dut_config {
+	char dut[512];              /* "ref", "tcp:HOST:PORT", "exec:COMMAND" */
+	const iw_profile *profile;
+	int role;                   /* enum iw_role of the DUT */
+	int mpa_revision;           /* -1 = the profile's */
+	bool markers;               /* can receive with markers */
+	bool crc_off_mode;          /* administrator no-CRC mode available */
+	uint32_t pd_limit;          /* private data the DUT accepts; 0 = the profile's */
+	bool reflector;
+	bool reject;
+	int64_t connect_timeout_ms, case_timeout_ms, close_timeout_ms;
+	size_t ndisabled;
+	iw_disabled_case disabled[IW_DUT_MAX_DISABLED];
+	size_t nmaps;
+	iw_code_map maps[IW_DUT_MAX_MAPS];
+	char hostile[32];           /* ref only: misbehaviour for robustness tests */
+	char mutant[48];            /* ref only: a fault breaking one requirement (self-validation) */
+	char source[256];           /* the file it came from, or "defaults" */
+} iw_dut_config;
+
+/* Defaults: the built-in DUT as a responder in rfc5044 with markers, reflector, reject. */
+void iw_dut_config_default(iw_dut_config *c);
+
+/* Reads a configuration file over the values already in c. */
+int iw_dut_config_load(iw_dut_config *c, const char *path, iw_err *e);
+
+/* Parses one `key = value` setting (used for files and tests). */
+int iw_dut_config_set(iw_dut_config *c, const char *key, const char *value, iw_err *e);
+
+/* The reason a case id is disabled, or NULL. */
+const char *iw_dut_config_disabled(const iw_dut_config *c, const char *case_id);
+
+/* Parses a duration "5s", "250ms", "2m" into milliseconds. */
+int iw_parse_duration(const char *s, int64_t *ms, iw_err *e);
+
+#endif

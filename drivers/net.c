@@ -1,0 +1,341 @@
+#include "net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t iw_net_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int64_t ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* poll() that survives signals and never waits past the deadline. */
+static int poll_until(struct pollfd *p, nfds_t n, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline < 0 ? -1 : deadline - iw_net_now_ms();
+		if (deadline >= 0 && left < 0)
+			left = 0;
+		int r = poll(p, n, left > 1000000 ? 1000000 : (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		return r;
+	}
+}
+
+int iw_net_parse_hostport(const char *s, char *host, size_t host_cap, uint16_t *port, iw_err *e)
+{
+	const char *colon, *hs = s;
+	size_t hlen;
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+		if (!rb || rb[1] != ':')
+			return iw_errf(e, IW_EINVAL, "'%s': expected [ADDRESS]:PORT", s);
+		hs = s + 1;
+		hlen = (size_t)(rb - hs);
+		colon = rb + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return iw_errf(e, IW_EINVAL, "'%s': expected HOST:PORT", s);
+		hlen = (size_t)(colon - s);
+	}
+	if (hlen == 0)
+		return iw_errf(e, IW_EINVAL, "'%s': the host is empty (expected HOST:PORT)", s);
+	if (hlen >= host_cap)
+		return iw_errf(e, IW_EINVAL, "'%s': host name too long", s);
+	char *end;
+	errno = 0;
+	unsigned long p = strtoul(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno || p == 0 || p > 65535 || colon[1] == '-' || colon[1] == '+')
+		return iw_errf(e, IW_EINVAL, "'%s': port '%s' is not a number from 1 to 65535", s, colon + 1);
+	memcpy(host, hs, hlen);
+	host[hlen] = '\0';
+	*port = (uint16_t)p;
+	return IW_OK;
+}
+
+static int resolve(const char *host, uint16_t port, bool passive, struct addrinfo **res, iw_err *e)
+{
+	struct addrinfo hints;
+	char ps[8];
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = passive ? AI_PASSIVE : 0;
+	snprintf(ps, sizeof ps, "%u", (unsigned)port);
+	int r = getaddrinfo(host, ps, &hints, res);
+	if (r != 0)
+		return iw_errf(e, IW_EINVAL, "cannot resolve '%s': %s", host ? host : "(any)", gai_strerror(r));
+	return IW_OK;
+}
+
+int iw_net_set_nonblock(int fd, bool on)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return -1;
+	fl = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
+	return fcntl(fd, F_SETFL, fl);
+}
+
+void iw_net_nodelay(int fd)
+{
+	int one = 1;
+	/* Best effort: small startup frames must not wait for Nagle. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+int iw_net_connect_start(const char *host, uint16_t port, int *fd, bool *in_progress, iw_err *e)
+{
+	struct addrinfo *res;
+	int rc = resolve(host, port, false, &res, e);
+	if (rc)
+		return rc;
+	int err = 0;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		int s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (s < 0) {
+			err = errno;
+			continue;
+		}
+		iw_net_set_nonblock(s, true);
+		iw_net_nodelay(s);
+		int cr = connect(s, ai->ai_addr, ai->ai_addrlen);
+		if (cr == 0 || errno == EINPROGRESS) {
+			*in_progress = cr != 0;
+			*fd = s;
+			freeaddrinfo(res);
+			return IW_OK;
+		}
+		err = errno;
+		close(s);
+	}
+	freeaddrinfo(res);
+	return iw_errf(e, IW_ESTATE, "connect to %s:%u: %s", host, (unsigned)port, strerror(err));
+}
+
+int iw_net_connect_result(int fd, iw_err *e)
+{
+	int err = 0;
+	socklen_t len = sizeof err;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err)
+		return iw_errf(e, IW_ESTATE, "connect: %s", strerror(err));
+	return IW_OK;
+}
+
+int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int *fd, iw_err *e)
+{
+	int s;
+	bool wait;
+	if (timeout_ms <= 0)
+		timeout_ms = 5000;
+	int rc = iw_net_connect_start(host, port, &s, &wait, e);
+	if (rc)
+		return rc;
+	if (wait) {
+		struct pollfd p = { .fd = s, .events = POLLOUT };
+		int r = poll_until(&p, 1, iw_net_now_ms() + timeout_ms);
+		if (r == 0) {
+			close(s);
+			return iw_errf(e, IW_ESTATE, "connect to %s:%u: no answer within %lld ms", host,
+				       (unsigned)port, (long long)timeout_ms);
+		}
+		int err = 0;
+		socklen_t len = sizeof err;
+		if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+			err = errno;
+		if (err) {
+			close(s);
+			return iw_errf(e, IW_ESTATE, "connect to %s:%u: %s", host, (unsigned)port, strerror(err));
+		}
+	}
+	iw_net_set_nonblock(s, false);
+	*fd = s;
+	return IW_OK;
+}
+
+int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int *fd, iw_err *e)
+{
+	if (timeout_ms <= 0)
+		timeout_ms = 5000;
+	int64_t deadline = iw_net_now_ms() + timeout_ms;
+	for (;;) {
+		int64_t left = deadline - iw_net_now_ms();
+		int rc = iw_net_connect_once(host, port, left > 0 ? left : 1, fd, e);
+		if (rc == IW_OK)
+			return IW_OK;
+		if (iw_net_now_ms() + 20 >= deadline)
+			return rc;
+		sleep_ms(20);
+	}
+}
+
+int iw_net_listen(const char *host, uint16_t *port, int *fd, iw_err *e)
+{
+	struct addrinfo *res;
+	const char *h = host ? host : "127.0.0.1";
+	int rc = resolve(h, *port, true, &res, e);
+	if (rc)
+		return rc;
+	int err = 0;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		int s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (s < 0) {
+			err = errno;
+			continue;
+		}
+		int one = 1;
+		(void)setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (bind(s, ai->ai_addr, ai->ai_addrlen) == 0 && listen(s, 64) == 0) {
+			struct sockaddr_storage ss;
+			socklen_t sl = sizeof ss;
+			if (getsockname(s, (struct sockaddr *)&ss, &sl) == 0) {
+				if (ss.ss_family == AF_INET)
+					*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+				else if (ss.ss_family == AF_INET6)
+					*port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+			}
+			*fd = s;
+			freeaddrinfo(res);
+			return IW_OK;
+		}
+		err = errno;
+		close(s);
+	}
+	freeaddrinfo(res);
+	return iw_errf(e, IW_ESTATE, "listen on %s:%u: %s", h, (unsigned)*port, strerror(err));
+}
+
+int iw_net_accept(int lfd, int64_t timeout_ms, int *fd, iw_err *e)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+	int r = poll_until(&p, 1, timeout_ms < 0 ? -1 : iw_net_now_ms() + timeout_ms);
+	if (r < 0)
+		return iw_errf(e, IW_ESTATE, "accept: poll: %s", strerror(errno));
+	if (r == 0)
+		return iw_errf(e, IW_ESTATE, "accept: the DUT did not connect within %lld ms", (long long)timeout_ms);
+	int s = accept(lfd, NULL, NULL);
+	if (s < 0)
+		return iw_errf(e, IW_ESTATE, "accept: %s", strerror(errno));
+	(void)fcntl(s, F_SETFD, FD_CLOEXEC);
+	iw_net_set_nonblock(s, false);
+	iw_net_nodelay(s);
+	*fd = s;
+	return IW_OK;
+}
+
+int iw_net_read(int fd, void *buf, size_t cap, int64_t timeout_ms, size_t *n, iw_err *e)
+{
+	*n = 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r = poll_until(&p, 1, timeout_ms < 0 ? -1 : iw_net_now_ms() + timeout_ms);
+	if (r < 0)
+		return iw_errf(e, IW_ESTATE, "read: poll: %s", strerror(errno));
+	if (r == 0)
+		return IW_NET_TIMEOUT;
+	for (;;) {
+		ssize_t k = recv(fd, buf, cap, MSG_DONTWAIT);
+		if (k > 0) {
+			*n = (size_t)k;
+			return IW_NET_DATA;
+		}
+		if (k == 0)
+			return IW_NET_EOF;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return IW_NET_TIMEOUT;
+		if (errno == ECONNRESET || errno == EPIPE)
+			return IW_NET_RESET;
+		return iw_errf(e, IW_ESTATE, "read: %s", strerror(errno));
+	}
+}
+
+int iw_net_write_all(int fd, const void *buf, size_t len, int64_t timeout_ms, iw_err *e)
+{
+	const uint8_t *p = buf;
+	int64_t deadline = timeout_ms < 0 ? -1 : iw_net_now_ms() + timeout_ms;
+	while (len > 0) {
+		ssize_t k = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (k > 0) {
+			p += k;
+			len -= (size_t)k;
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pf = { .fd = fd, .events = POLLOUT };
+			int r = poll_until(&pf, 1, deadline);
+			if (r == 0)
+				return iw_errf(e, IW_ESTATE, "write: the peer took no data for %lld ms (%zu octets left)",
+					       (long long)timeout_ms, len);
+			continue;
+		}
+		if (k < 0 && (errno == ECONNRESET || errno == EPIPE))
+			return iw_errf(e, IW_ESTATE, "write: the peer %s the connection",
+				       errno == EPIPE ? "closed" : "reset");
+		return iw_errf(e, IW_ESTATE, "write: %s", k < 0 ? strerror(errno) : "no progress");
+	}
+	return IW_OK;
+}
+
+void iw_net_close_fin(int fd, int64_t linger_ms)
+{
+	if (fd < 0)
+		return;
+	shutdown(fd, SHUT_WR);
+	int64_t deadline = iw_net_now_ms() + linger_ms;
+	uint8_t junk[4096];
+	for (;;) {
+		int64_t left = deadline - iw_net_now_ms();
+		if (left <= 0)
+			break;
+		size_t n;
+		int st = iw_net_read(fd, junk, sizeof junk, left, &n, NULL);
+		if (st != IW_NET_DATA)
+			break;
+	}
+	close(fd);
+}
+
+void iw_net_reset(int fd)
+{
+	if (fd < 0)
+		return;
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+	close(fd);
+}
+
+int iw_net_free_port(uint16_t *port, iw_err *e)
+{
+	int fd;
+	*port = 0;
+	int rc = iw_net_listen("127.0.0.1", port, &fd, e);
+	if (rc)
+		return rc;
+	close(fd);
+	return IW_OK;
+}

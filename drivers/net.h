@@ -1,0 +1,74 @@
+/*
+ * net.h - the few socket operations the drivers and the built-in DUT need, each bounded by
+ * a timeout so nothing in the harness can hang on a DUT that stops talking.
+ *
+ * Every function returns IW_OK or a negative iw_rc with a message naming the address and
+ * the system error; iw_net_read returns a status (data, end of stream, reset, timeout) since
+ * how a DUT ends a connection is itself something the suite judges (FIN versus RST).
+ * Sockets returned are blocking with TCP_NODELAY set, unless a function says otherwise.
+ */
+#ifndef IW_NET_H
+#define IW_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iw_err.h"
+
+#define IW_NET_HOST_MAX 256
+
+/* Monotonic milliseconds, for deadlines. */
+int64_t iw_net_now_ms(void);
+
+/* Splits "HOST:PORT" or "[V6ADDR]:PORT" into host and port (1..65535). */
+int iw_net_parse_hostport(const char *s, char *host, size_t host_cap, uint16_t *port, iw_err *e);
+
+/* One connection attempt, bounded by timeout_ms (<= 0: 5 s). */
+int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int *fd, iw_err *e);
+
+/* Connects, retrying every 20 ms while the peer refuses (a DUT still starting up) until
+ * timeout_ms has passed. */
+int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int *fd, iw_err *e);
+
+/* Starts a non-blocking connect; *in_progress tells whether completion must be awaited
+ * (POLLOUT, then iw_net_connect_result). The socket is non-blocking. */
+int iw_net_connect_start(const char *host, uint16_t port, int *fd, bool *in_progress, iw_err *e);
+
+/* The outcome of a non-blocking connect once the socket is writable. */
+int iw_net_connect_result(int fd, iw_err *e);
+
+/* Listens on host (NULL: 127.0.0.1) at *port; *port 0 picks an ephemeral port and returns it. */
+int iw_net_listen(const char *host, uint16_t *port, int *fd, iw_err *e);
+
+/* Accepts one connection within timeout_ms (blocking socket, TCP_NODELAY). */
+int iw_net_accept(int lfd, int64_t timeout_ms, int *fd, iw_err *e);
+
+enum iw_net_status {
+	IW_NET_DATA = 0,        /* *n > 0 octets were read */
+	IW_NET_EOF = 1,         /* the peer closed its half (FIN) */
+	IW_NET_RESET = 2,       /* the peer reset the connection (RST) */
+	IW_NET_TIMEOUT = 3,     /* nothing within timeout_ms */
+};
+
+/* Reads at most cap octets, waiting up to timeout_ms (0: do not wait; < 0: wait forever).
+ * Returns an iw_net_status, or a negative iw_rc on any other error. */
+int iw_net_read(int fd, void *buf, size_t cap, int64_t timeout_ms, size_t *n, iw_err *e);
+
+/* Writes all len octets within timeout_ms. IW_ESTATE when the peer reset or closed. */
+int iw_net_write_all(int fd, const void *buf, size_t len, int64_t timeout_ms, iw_err *e);
+
+/* Closes with FIN: half-closes, then discards what the peer still sends for up to linger_ms
+ * (so unread data does not turn the close into a RST), then closes. */
+void iw_net_close_fin(int fd, int64_t linger_ms);
+
+/* Closes with RST (SO_LINGER with a zero timeout). */
+void iw_net_reset(int fd);
+
+int iw_net_set_nonblock(int fd, bool on);
+void iw_net_nodelay(int fd);
+
+/* A port that was free a moment ago on 127.0.0.1 (for DUTs that must listen themselves). */
+int iw_net_free_port(uint16_t *port, iw_err *e);
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * ref_faults.h - ways the built-in DUT can misbehave on purpose.
+ *
+ * Hostile modes test the harness itself: a DUT that talks garbage, resets mid-frame, trickles,
+ * promises private data it never sends, streams without end or never closes must each end in a
+ * verdict within the harness's timeouts, never in a hang.
+ *
+ * Mutants test the suite's judgement (self-validation): each breaks exactly one requirement of
+ * spec/requirements.md, and a run against it must report that requirement as failed. A mutant
+ * is a small transformation around the connection model - the peer's bytes rewritten before
+ * the model sees them, or the model's bytes rewritten before they are sent - never a change to
+ * the engine, so the engine stays the one reference.
+ *
+ * The fault stage sits between the model and the socket: the server hands it every chunk the
+ * peer sent (iw_fault_input) and lets it move the model's output into the transmit buffer
+ * (iw_fault_pump); with no fault both are plain copies.
+ */
+#ifndef IW_REF_FAULTS_H
+#define IW_REF_FAULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "iw_conn.h"
+#include "iw_err.h"
+#include "profile.h"
+
+enum iw_hostile {
+	IW_HOSTILE_NONE,
+	IW_HOSTILE_GARBAGE,
+	IW_HOSTILE_RESET_MID_FRAME,
+	IW_HOSTILE_SLOW,
+	IW_HOSTILE_PD_NEVER,
+	IW_HOSTILE_ENDLESS,
+	IW_HOSTILE_NEVER_CLOSE,
+	IW_HOSTILE_COUNT
+};
+
+enum iw_mutant {
+	IW_MUTANT_NONE,
+	IW_MUTANT_ACCEPT_BAD_KEY,
+	IW_MUTANT_REPLY_WRONG_REV,
+	IW_MUTANT_REPLY_RES_SET,
+	IW_MUTANT_IGNORE_M,
+	IW_MUTANT_REPLY_C0,
+	IW_MUTANT_EARLY_FPDU,
+	IW_MUTANT_TRUNCATE_PD,
+	IW_MUTANT_COUNT
+};
+
+typedef struct iw_fault_info {
+	const char *name;       /* the CLI and configuration spelling */
+	const char *req;        /* mutants: the requirement broken; hostile modes: NULL */
+	const char *desc;
+} iw_fault_info;
+
+/* Table rows, index = enum value (NONE is row 0, name "none"). */
+const iw_fault_info *iw_hostile_info(enum iw_hostile h);
+const iw_fault_info *iw_mutant_info(enum iw_mutant m);
+
+/* By name; "" and "none" give NONE. Unknown names are errors listing the valid ones. */
+int iw_hostile_find(const char *name, enum iw_hostile *out, iw_err *e);
+int iw_mutant_find(const char *name, enum iw_mutant *out, iw_err *e);
+
+/* "garbage, reset-mid-frame, ..." for messages and --help. */
+void iw_hostile_names(char *buf, size_t cap);
+void iw_mutant_names(char *buf, size_t cap);
+
+/* The transmit buffer between the fault stage and the socket: bounded, linear. */
+typedef struct iw_txbuf {
+	uint8_t *buf;
+	size_t cap, off, len;   /* pending octets are buf[off, off + len) */
+} iw_txbuf;
+
+static inline size_t iw_txbuf_room(iw_txbuf *t)
+{
+	if (t->off) {
+		memmove(t->buf, t->buf + t->off, t->len);
+		t->off = 0;
+	}
+	return t->cap - t->off - t->len;
+}
+static inline uint8_t *iw_txbuf_tail(iw_txbuf *t) { return t->buf + t->off + t->len; }
+static inline void iw_txbuf_drop(iw_txbuf *t, size_t n)
+{
+	t->off += n;
+	t->len -= n;
+	if (t->len == 0)
+		t->off = 0;
+}
+
+/* Per-connection fault state. */
+typedef struct iw_fault_conn {
+	enum iw_hostile hostile;
+	enum iw_mutant mutant;
+	const iw_profile *profile;
+	enum iw_role role;
+	uint64_t rng;
+
+	uint64_t in_pos;            /* peer octets seen */
+	uint8_t in_hdr[IW_MPA_FRAME_HDR_LEN]; /* the peer's startup frame header, as received */
+	uint64_t out_pos;           /* model octets taken */
+	bool out_hdr_known;
+	uint8_t out_hdr[IW_MPA_FRAME_HDR_LEN]; /* our startup frame header, as the model made it */
+	size_t out_frame_len;       /* 20 + PD_Length of our frame, once known (0 without frames) */
+
+	bool triggered;             /* garbage/endless: streaming has begun */
+	bool early_sent;
+	int64_t next_slow_ms;
+
+	/* What the server must do (read after each call). */
+	bool feed_model;            /* false: the peer's bytes are not given to the model */
+	bool reset_when_flushed;    /* RST once the transmit buffer has drained */
+	bool hold_open;             /* ignore the model's close and the timeouts but idle */
+	bool idle_input_only;       /* the idle timeout counts only the peer's octets */
+	uint64_t injected;          /* octets added that the model did not produce */
+} iw_fault_conn;
+
+void iw_fault_conn_init(iw_fault_conn *f, enum iw_hostile h, enum iw_mutant m, const iw_profile *p,
+			enum iw_role role, uint64_t seed);
+
+/* Rewrites the peer's chunk in place (mutants that lie to the model). After it, f->feed_model
+ * tells whether the model gets the chunk. */
+void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len);
+
+/* Moves what may go out now from the model into tx (rewritten, delayed, replaced or extended
+ * as the fault asks). Returns the time (iw_net_now_ms clock) the pump wants to run again, or
+ * -1 when only I/O can change anything. */
+int64_t iw_fault_pump(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx, int64_t now_ms);
+
+#endif

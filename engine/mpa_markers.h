@@ -1,0 +1,47 @@
+/*
+ * mpa_markers.h - where markers fall and what they hold (MR §5.1, MC §7.1).
+ *
+ * A marker is 4 octets, RESERVED (16 bits, zero on send) then FPDUPTR (16 bits): the
+ * number of octets from the start of the FPDU that contains the marker back to the marker's
+ * first octet. Markers sit every 512 octets of the direction's stream, counted from
+ * SeqStart (the first full-operation octet), so the first octet of full operation is a
+ * marker. A marker that falls exactly between two FPDUs belongs to the next one and has
+ * FPDUPTR 0 (MPA-5.1-04); all markers inside one FPDU point to its start (MPA-5.1-07).
+ *
+ * Positions here are stream offsets relative to SeqStart (64-bit, never wrap); a TCP
+ * sequence number maps to (seq - SeqStart) mod 2^32 (MPA-5.1-F1).
+ */
+#ifndef IW_MPA_MARKERS_H
+#define IW_MPA_MARKERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* True when a marker starts at stream offset pos. */
+static inline bool iw_marker_at(uint64_t pos) { return pos % 512 == 0; }
+
+/* Offset of the first marker at or after pos. */
+static inline uint64_t iw_marker_next(uint64_t pos) { return (pos + 511) / 512 * 512; }
+
+/* Number of markers in the wire image of an FPDU that starts at stream offset start and has
+ * body octets (length field + ULPDU + pad + CRC, markers excluded). A marker exactly at
+ * start counts (it belongs to this FPDU); one exactly after the last octet does not. */
+size_t iw_markers_in_fpdu(uint64_t start, size_t body);
+
+/* Wire octets of such an FPDU: body + 4 per marker. */
+static inline size_t iw_fpdu_wire_len(uint64_t start, size_t body)
+{
+	return body + 4 * iw_markers_in_fpdu(start, body);
+}
+
+/* Encodes a marker: RESERVED then FPDUPTR, both big-endian. */
+static inline void iw_marker_put(uint8_t out[4], uint16_t reserved, uint16_t fpduptr)
+{
+	out[0] = (uint8_t)(reserved >> 8);
+	out[1] = (uint8_t)reserved;
+	out[2] = (uint8_t)(fpduptr >> 8);
+	out[3] = (uint8_t)fpduptr;
+}
+
+#endif

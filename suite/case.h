@@ -1,0 +1,151 @@
+/*
+ * case.h - a conformance case in memory, as the case language (.iwt) describes it.
+ *
+ * A case file holds a header (id, title, requirements with their level, the DUT role and
+ * capabilities it needs, profiles it applies to) and a script of steps: actions the harness
+ * performs and expectations it checks, in order. Steps carry named arguments
+ * (name=value) that the runner turns into bytes through the engine; the parser checks every
+ * name and value against the step's schema (case_schema.c), so a typo is an error with a
+ * line number, never a silently ignored word. docs/case-language.md is the user's guide.
+ */
+#ifndef IW_CASE_H
+#define IW_CASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iw_err.h"
+
+#define IW_CASE_MAX_REQS   12
+#define IW_CASE_MAX_STEPS  96
+#define IW_CASE_MAX_ARGS   16
+#define IW_CASE_MAX_ALTS   6       /* alternatives of one `expect one-of` */
+#define IW_CASE_MAX_SEQ    6       /* expectations in one alternative */
+#define IW_CASE_MAX_PROFILES 6
+#define IW_CASE_MAX_FILE   (1u << 20)   /* octets of one case file */
+#define IW_CASE_MAX_LINE   4096         /* characters of one line, newline excluded */
+#define IW_CASE_MAX_DURATION_MS (24LL * 3600 * 1000)    /* largest duration value: 24 h */
+
+enum iw_level { IW_LEVEL_MUST, IW_LEVEL_SHOULD, IW_LEVEL_MAY, IW_LEVEL_INFO };
+
+typedef struct iw_case_req {
+	char id[32];                /* e.g. "MPA-6.1-R5" */
+	enum iw_level level;
+} iw_case_req;
+
+/* Capabilities a case needs from the DUT (its configuration declares them). */
+enum iw_cap {
+	IW_CAP_REFLECTOR = 1u << 0,     /* runs the reflector test application */
+	IW_CAP_MARKERS = 1u << 1,       /* can receive with markers (sends M=1 when asked) */
+	IW_CAP_CRC_OFF = 1u << 2,       /* has an administrator no-CRC mode */
+	IW_CAP_REJECT = 1u << 3,        /* can be told to reject a connection (R=1) */
+	IW_CAP_PD = 1u << 4,            /* sends private data when configured */
+};
+
+enum iw_step_kind {
+	/* actions */
+	IW_STEP_CONNECT,            /* harness connects to the DUT (DUT is responder) */
+	IW_STEP_ACCEPT,             /* harness waits for the DUT to connect (DUT is initiator) */
+	IW_STEP_SEND_REQUEST,       /* a Request frame built from fields */
+	IW_STEP_SEND_REPLY,         /* a Reply frame built from fields */
+	IW_STEP_SEND_FPDU,          /* an FPDU carrying an RDMAP message built from fields */
+	IW_STEP_SEND_RAW,           /* octets as given */
+	IW_STEP_SPLIT,              /* how the following sends are cut into writes */
+	IW_STEP_SLEEP,
+	IW_STEP_CLOSE,              /* FIN */
+	IW_STEP_RESET,              /* RST */
+	/* expectations */
+	IW_EXPECT_REQUEST,          /* a Request frame arrives, matching field patterns */
+	IW_EXPECT_REPLY,            /* a Reply frame arrives, matching field patterns */
+	IW_EXPECT_FPDU,             /* an FPDU arrives, matching field patterns */
+	IW_EXPECT_TERMINATE,        /* a Terminate with layer/etype/ecode */
+	IW_EXPECT_CLOSE,            /* FIN or RST within a time window, nothing else before it */
+	IW_EXPECT_SILENCE,          /* no octet for a duration */
+	IW_EXPECT_ALIVE,            /* a fresh connection still completes startup */
+	IW_EXPECT_ONE_OF,           /* any one of several alternatives (sequences of expectations) */
+	IW_EXPECT_MEASURE,          /* measure a duration (INFO), e.g. time to close */
+	IW_EXPECT_AS_MODEL,         /* the DUT reacts as the engine's connection model says a conforming one must */
+	IW_STEP_KIND_COUNT
+};
+
+enum iw_arg_type { IW_ARG_INT, IW_ARG_STR, IW_ARG_BYTES, IW_ARG_DURATION, IW_ARG_WORD, IW_ARG_LIST };
+
+/* A named argument. An argument whose schema accepts bytes and is given a "string" has type
+ * BYTES with both s and bytes set; an integer given where only a list is accepted is a list
+ * of one. A `*` has is_pattern_any set and type the first type its schema accepts (check
+ * is_pattern_any before the value). Positional values are stored under their name: `for`
+ * (sleep, expect silence), `data` (send raw). */
+typedef struct iw_arg {
+	char name[24];
+	enum iw_arg_type type;
+	int64_t i;                  /* INT, DURATION (milliseconds) */
+	bool is_pattern_any;        /* value was `*` (any) in an expectation */
+	char *s;                    /* STR, WORD (owned, NUL-terminated) */
+	uint8_t *bytes;             /* BYTES, STR (owned) */
+	size_t nbytes;
+	int64_t list[16];           /* LIST of integers, e.g. split at=3,7,19 */
+	size_t nlist;
+} iw_arg;
+
+typedef struct iw_step iw_step;
+
+typedef struct iw_alt {
+	size_t nseq;
+	iw_step *seq[IW_CASE_MAX_SEQ];  /* owned */
+} iw_alt;
+
+struct iw_step {
+	enum iw_step_kind kind;
+	int line;                   /* in the case file, for messages */
+	/* Kind-specific word: the second word of two-word steps as written ("request", "reply",
+	 * "raw", the FPDU message "send", "write", ... for SEND_FPDU and EXPECT_FPDU, "terminate",
+	 * "silence", "alive", "one-of", "as-model", "close" for measure close); for expect close
+	 * the how= value ("fin", "rst", or "any" when not given); "none" for `split none`;
+	 * empty for the one-word steps. */
+	char word[24];
+	size_t nargs;
+	iw_arg args[IW_CASE_MAX_ARGS];
+	size_t nalts;               /* IW_EXPECT_ONE_OF */
+	iw_alt alts[IW_CASE_MAX_ALTS];
+};
+
+typedef struct iw_case {
+	char id[64];
+	char title[160];
+	char file[256];
+	size_t nreqs;
+	iw_case_req reqs[IW_CASE_MAX_REQS];
+	enum iw_level level;        /* the strongest level among reqs: decides FAIL vs WARN */
+	int dut_role;               /* enum iw_role the DUT must have: 0 initiator, 1 responder */
+	unsigned needs;             /* enum iw_cap bits */
+	size_t nprofiles;           /* 0 = every profile with startup frames */
+	char profiles[IW_CASE_MAX_PROFILES][16];
+	int64_t timeout_ms;         /* whole-case bound (default 10 s) */
+	size_t nsteps;
+	iw_step steps[IW_CASE_MAX_STEPS];
+} iw_case;
+
+/* Parses one case from text. The file name is used in messages ("file:line: ..."). On
+ * failure returns IW_EINVAL (IW_ENOSPC when a limit above is exceeded), sets *out to NULL
+ * and e names the file, the line and the problem. */
+int iw_case_parse(const char *text, size_t len, const char *file, iw_case **out, iw_err *e);
+
+/* Reads and parses a file (may hold one case). */
+int iw_case_load(const char *path, iw_case **out, iw_err *e);
+
+void iw_case_free(iw_case *c);
+
+/* The argument of a step, or NULL. */
+const iw_arg *iw_step_arg(const iw_step *s, const char *name);
+
+/* Name of a step kind as written in the language ("send request", "expect close", ...). */
+const char *iw_step_name(enum iw_step_kind k);
+
+const char *iw_level_name(enum iw_level l);
+
+/* The step as written, for messages and reports: "send write", "expect close",
+ * "split none", "sleep". Writes into buf and returns it. */
+const char *iw_step_label(const iw_step *s, char *buf, size_t cap);
+
+#endif

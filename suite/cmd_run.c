@@ -1,0 +1,167 @@
+/*
+ * cmd_run.c - `iwspec run`: run cases against a DUT, print progress and a summary, write
+ * results.json and junit.xml.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "iw_conn.h"
+#include "report.h"
+#include "runner.h"
+
+static void usage(FILE *f)
+{
+	char names[128];
+	iw_profile_names(names, sizeof names);
+	fprintf(f,
+		"usage: iwspec run [--dut DUT] [--dut-config FILE] [--profile P|all] [--role ROLE]\n"
+		"                  [--cases GLOB|FILE|DIR] [--case-dir DIR] [--report DIR]\n"
+		"                  [--resegment MODE] [--seed N] [--no-progress]\n"
+		"\n"
+		"Runs conformance cases against a device under test and writes results.json and junit.xml.\n"
+		"\n"
+		"  --dut DUT          ref (the built-in reference DUT, default), tcp:HOST:PORT (a DUT listening\n"
+		"                     there), or exec:'COMMAND' (started per case; {host} and {port} are\n"
+		"                     substituted: a responder listens on {port}, an initiator connects to it)\n"
+		"  --dut-config FILE  the DUT's declaration (docs/dut-config.md); flags override it\n"
+		"  --profile P        spec profile: %s; 'all' runs every profile (ref DUT)\n"
+		"  --role ROLE        the DUT's role, responder or initiator (default: the ref DUT takes the role\n"
+		"                     each case needs; other DUTs: responder)\n"
+		"  --cases SEL        cases whose id matches a glob, or a case file or directory\n"
+		"  --case-dir DIR     where the case catalog lives\n"
+		"  --report DIR       where reports go (default out/latest)\n"
+		"  --resegment MODE   cut the harness's stream into writes: none, octet (one octet per write),\n"
+		"                     random (random cuts through headers, markers and CRCs), coalesce\n"
+		"  --seed N           seed of the random choices (default 1)\n"
+		"  --no-progress      no live progress line\n"
+		"\n"
+		"exit status: 0 no case failed and at least one ran, 1 a case failed, 2 bad usage or\n"
+		"configuration, 3 no case selected or ran, or a harness error\n",
+		names);
+}
+
+static int bad(const char *fmt, const char *a)
+{
+	fprintf(stderr, "iwspec run: ");
+	fprintf(stderr, fmt, a);
+	fprintf(stderr, "\n");
+	return IW_EXIT_USAGE;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dut", required_argument, 0, 'D'},     {"dut-config", required_argument, 0, 'C'},
+		{"profile", required_argument, 0, 'p'}, {"role", required_argument, 0, 'r'},
+		{"cases", required_argument, 0, 'c'},   {"case-dir", required_argument, 0, 'd'},
+		{"report", required_argument, 0, 'o'},  {"resegment", required_argument, 0, 's'},
+		{"seed", required_argument, 0, 'S'},    {"no-progress", no_argument, 0, 'n'},
+		{"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+	};
+	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *select = NULL, *case_dir = NULL;
+	const char *report = "out/latest";
+	iw_run_opts o;
+	memset(&o, 0, sizeof o);
+	o.seed = 1;
+	o.progress = isatty(STDOUT_FILENO);
+	o.console = stdout;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'D': dut = optarg; break;
+		case 'C': config = optarg; break;
+		case 'p': profile = optarg; break;
+		case 'r': role = optarg; break;
+		case 'c': select = optarg; break;
+		case 'd': case_dir = optarg; break;
+		case 'o': report = optarg; break;
+		case 's':
+			if (iw_seg_mode_parse(optarg, &o.seg))
+				return bad("--resegment '%s' is not a mode; use none, octet, random or coalesce", optarg);
+			break;
+		case 'S': {
+			char *end;
+			errno = 0;
+			o.seed = strtoull(optarg, &end, 0);
+			if (errno || *end)
+				return bad("--seed '%s' is not a number", optarg);
+			break;
+		}
+		case 'n': o.progress = false; break;
+		case 'h': usage(stdout); return IW_EXIT_OK;
+		default:
+			return bad("unknown or incomplete option '%s'; see 'iwspec run --help'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'; see 'iwspec run --help'", argv[optind]);
+	iw_dut_config_default(&o.dut);
+	iw_err e;
+	if (config && iw_dut_config_load(&o.dut, config, &e)) {
+		fprintf(stderr, "iwspec run: %s\n", e.msg);
+		return IW_EXIT_USAGE;
+	}
+	if (dut && iw_dut_config_set(&o.dut, "dut", dut, &e))
+		return bad("%s", e.msg);
+	if (profile && !strcmp(profile, "all")) {
+		o.all_profiles = true;
+	} else if (profile && iw_dut_config_set(&o.dut, "profile", profile, &e)) {
+		return bad("%s", e.msg);
+	}
+	if (role) {
+		if (iw_dut_config_set(&o.dut, "role", role, &e))
+			return bad("%s", e.msg);
+		o.role_fixed = true;
+	} else if (config || strncmp(o.dut.dut, "ref", 3)) {
+		o.role_fixed = true;
+	}
+	iw_catalog cat;
+	if (iw_catalog_load(&cat, case_dir, select, argv[0], &e)) {
+		fprintf(stderr, "iwspec run: %s\n", e.msg);
+		return IW_EXIT_USAGE;
+	}
+	if (cat.n == 0) {
+		fprintf(stderr, "iwspec run: no case matches '%s'; 'iwspec list' shows the ids\n", select ? select : "*");
+		iw_catalog_free(&cat);
+		return IW_EXIT_ERROR;
+	}
+	iw_run run;
+	memset(&run, 0, sizeof run);
+	int status;
+	if (iw_runner_run(&o, cat.cases, cat.n, &run, &e)) {
+		fprintf(stderr, "iwspec run: %s\n", e.msg);
+		status = IW_EXIT_ERROR;
+	} else {
+		char path[1024];
+		int werr = 0;
+		snprintf(path, sizeof path, "%s/results.json", report);
+		if (iw_report_json(&run, path, &e)) {
+			fprintf(stderr, "iwspec run: %s\n", e.msg);
+			werr = 1;
+		}
+		snprintf(path, sizeof path, "%s/junit.xml", report);
+		if (iw_report_junit(&run, path, &e)) {
+			fprintf(stderr, "iwspec run: %s\n", e.msg);
+			werr = 1;
+		}
+		iw_console_summary(stdout, &run, report);
+		size_t ran = run.ncases - run.counts[IW_SKIP];
+		if (werr || run.counts[IW_ERROR] || ran == 0)
+			status = IW_EXIT_ERROR;
+		else if (run.counts[IW_FAIL])
+			status = IW_EXIT_FAIL;
+		else
+			status = IW_EXIT_OK;
+	}
+	iw_run_free(&run);
+	iw_catalog_free(&cat);
+	return status;
+}

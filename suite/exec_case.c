@@ -1,0 +1,1235 @@
+/*
+ * exec_case.c - executing one case: actions become bytes through the engine's encoders,
+ * bytes from the DUT are decoded by the engine, and each expectation is judged.
+ *
+ * Every wait is bounded by the step's `within` and by the case's own timeout, so a DUT that
+ * sends nothing, sends forever or never closes ends the case on time. Received octets are
+ * kept in a bounded buffer; expectations consume them through a cursor, which `expect one-of`
+ * saves and restores to try each alternative on the same observations.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ddp.h"
+#include "iw_conn.h"
+#include "mpa_fpdu.h"
+#include "mpa_frame.h"
+#include "mpa_rx.h"
+#include "net.h"
+#include "rdmap.h"
+#include "runner.h"
+
+#define RX_LIMIT (4u << 20)         /* octets kept from the DUT in one connection */
+#define DEFAULT_WITHIN_MS 5000
+
+typedef struct split_cfg {
+	size_t nat;
+	int64_t at[16];
+	size_t every;
+	int64_t delay_ms;
+} split_cfg;
+
+typedef struct ctx {
+	const iw_case *c;
+	const iw_profile *p;
+	const iw_run_opts *o;
+	iw_driver *drv;
+	iw_case_result *r;
+	int dut_role;
+	int64_t t0_us, deadline_us;
+	uint64_t rng;
+	/* the connection */
+	int fd, conn_no;
+	uint8_t *in;
+	size_t in_len, in_cur;
+	bool fin, rst;
+	/* startup and negotiation */
+	bool sent_frame_valid, got_frame_valid;
+	iw_mpa_frame sent_frame, got_frame;
+	bool full_op;
+	iw_mpa_tx tx;
+	iw_mpa_rx *rx;
+	bool rx_ready;
+	uint32_t msn[4];
+	split_cfg split;
+	/* the model of a conforming DUT, fed what the harness sends */
+	iw_conn *model;
+	/* verdict */
+	bool failed;
+	bool harness_error;
+	char fail_req[32];
+} ctx;
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static uint64_t rng_next(ctx *x)
+{
+	x->rng ^= x->rng << 13;
+	x->rng ^= x->rng >> 7;
+	x->rng ^= x->rng << 17;
+	return x->rng;
+}
+
+static int64_t tcase(ctx *x) { return now_us() - x->t0_us; }
+
+static void note(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(ctx *x, const char *fmt, ...)
+{
+	char buf[320];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	iw_result_wire(x->r, IW_NOTE, x->conn_no, tcase(x), "note", NULL, 0, "%s", buf);
+}
+
+/* Records a broken expectation; the first one decides the verdict. */
+static bool fail(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(ctx *x, const char *req, const char *fmt, ...)
+{
+	if (x->failed)
+		return false;
+	x->failed = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
+	va_end(ap);
+	snprintf(x->fail_req, sizeof x->fail_req, "%s", req ? req : (x->c->nreqs ? x->c->reqs[0].id : ""));
+	return false;
+}
+
+static bool herror(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool herror(ctx *x, const char *fmt, ...)
+{
+	if (x->failed)
+		return false;
+	x->failed = true;
+	x->harness_error = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static int64_t arg_i(const iw_step *s, const char *name, int64_t def)
+{
+	const iw_arg *a = iw_step_arg(s, name);
+	return a && !a->is_pattern_any && (a->type == IW_ARG_INT || a->type == IW_ARG_DURATION) ? a->i : def;
+}
+
+static int64_t within_deadline(ctx *x, const iw_step *s)
+{
+	int64_t w = arg_i(s, "within", x->o->dut.close_timeout_ms > 0 ? x->o->dut.close_timeout_ms : DEFAULT_WITHIN_MS);
+	int64_t d = now_us() + w * 1000;
+	return d < x->deadline_us ? d : x->deadline_us;
+}
+
+/* ---- connection I/O ---- */
+
+static void conn_reset_state(ctx *x)
+{
+	x->in_len = x->in_cur = 0;
+	x->fin = x->rst = false;
+	x->sent_frame_valid = x->got_frame_valid = false;
+	x->full_op = false;
+	x->rx_ready = false;
+	memset(x->msn, 0, sizeof x->msn);
+	for (int i = 0; i < 4; i++)
+		x->msn[i] = 1;
+}
+
+static void conn_close(ctx *x)
+{
+	if (x->fd >= 0)
+		close(x->fd);
+	x->fd = -1;
+}
+
+/* Reads what is available until the deadline or until `want` unconsumed octets are there. */
+static void pump(ctx *x, size_t want, int64_t deadline)
+{
+	while (x->fd >= 0 && !x->fin && !x->rst && x->in_len - x->in_cur < want) {
+		int64_t left = deadline - now_us();
+		if (left <= 0)
+			return;
+		struct pollfd pfd = {.fd = x->fd, .events = POLLIN};
+		int rc = poll(&pfd, 1, (int)((left + 999) / 1000));
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			return;
+		if (x->in_len == RX_LIMIT) {
+			if (x->in_cur == 0)
+				return; /* full of unconsumed octets: the expectation will judge what is there */
+			memmove(x->in, x->in + x->in_cur, x->in_len - x->in_cur);
+			x->in_len -= x->in_cur;
+			x->in_cur = 0;
+		}
+		ssize_t n = recv(x->fd, x->in + x->in_len, RX_LIMIT - x->in_len, 0);
+		if (n > 0) {
+			x->in_len += (size_t)n;
+		} else if (n == 0) {
+			x->fin = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "fin", NULL, 0, "DUT closed its half (FIN)");
+		} else if (errno == ECONNRESET) {
+			x->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "rst", NULL, 0, "DUT reset the connection (RST)");
+		} else if (errno != EINTR && errno != EAGAIN) {
+			x->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "rst", NULL, 0, "receive failed: %s",
+				       strerror(errno));
+		}
+	}
+}
+
+static size_t avail(const ctx *x) { return x->in_len - x->in_cur; }
+
+static bool send_all(ctx *x, const uint8_t *b, size_t n)
+{
+	int64_t deadline = x->deadline_us;
+	size_t off = 0;
+	while (off < n) {
+		ssize_t w = send(x->fd, b + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w > 0) {
+			off += (size_t)w;
+			continue;
+		}
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+			/* The DUT does not read: keep draining what it sends so neither side deadlocks. */
+			int64_t left = deadline - now_us();
+			if (left <= 0)
+				return fail(x, NULL, "the DUT stopped reading: %zu of %zu octets could not be sent before "
+					    "the case timeout", n - off, n);
+			struct pollfd pfd = {.fd = x->fd, .events = POLLOUT};
+			poll(&pfd, 1, left > 100000 ? 100 : (int)(left / 1000) + 1);
+			continue;
+		}
+		note(x, "send failed after %zu of %zu octets: %s (the DUT closed or reset)", off, n, strerror(errno));
+		return true; /* not a harness fault: the expectations judge the close */
+	}
+	return true;
+}
+
+static void sleep_ms(int64_t ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Sends octets cut as the case's split (or the run's resegmentation mode) says. */
+static bool send_cut(ctx *x, const uint8_t *b, size_t n)
+{
+	if (x->fd < 0)
+		return herror(x, "send before connect or accept: the case must open a connection first");
+	const split_cfg *s = &x->split;
+	if (s->nat || s->every) {
+		size_t off = 0, k = 0;
+		while (off < n) {
+			size_t end = n;
+			if (s->every)
+				end = off + s->every < n ? off + s->every : n;
+			else if (k < s->nat)
+				end = (size_t)s->at[k] < n && (size_t)s->at[k] > off ? (size_t)s->at[k] : n, k++;
+			if (!send_all(x, b + off, end - off))
+				return false;
+			off = end;
+			if (off < n && s->delay_ms)
+				sleep_ms(s->delay_ms);
+		}
+		return true;
+	}
+	switch (x->o->seg) {
+	case IW_SEG_OCTET:
+		for (size_t i = 0; i < n; i++)
+			if (!send_all(x, b + i, 1))
+				return false;
+		return true;
+	case IW_SEG_RANDOM: {
+		size_t off = 0;
+		while (off < n) {
+			size_t piece = 1 + rng_next(x) % 7;
+			if (piece > n - off)
+				piece = n - off;
+			if (!send_all(x, b + off, piece))
+				return false;
+			off += piece;
+		}
+		return true;
+	}
+	default:
+		return send_all(x, b, n);
+	}
+}
+
+/* Everything the harness sends also goes to the model of a conforming DUT. */
+static void model_feed(ctx *x, const uint8_t *b, size_t n)
+{
+	if (x->model)
+		iw_conn_input(x->model, b, n);
+}
+
+/* ---- frames ---- */
+
+static const char *kind_name(enum iw_mpa_kind k) { return k == IW_MPA_REPLY ? "Reply" : "Request"; }
+
+static void frame_summary(const iw_mpa_frame *f, char *buf, size_t cap)
+{
+	const char *key = !memcmp(f->key, iw_mpa_key(IW_MPA_REQUEST), 16) ? "Req"
+			  : !memcmp(f->key, iw_mpa_key(IW_MPA_REPLY), 16) ? "Rep"
+									  : "other";
+	int n = snprintf(buf, cap, "key=%s M=%d C=%d R=%d Res=0x%02x Rev=%u PD_Length=%u", key, f->m, f->c, f->r,
+			 f->res, f->rev, f->pd_length);
+	if (f->has_irdord && n > 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, " IRD=%u ORD=%u A=%d B=%d C=%d D=%d", f->ird, f->ord, f->p2p,
+			 f->rtr_send, f->rtr_write, f->rtr_read);
+}
+
+static bool build_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind, iw_mpa_frame *f, uint8_t **pd_owned)
+{
+	iw_mpa_frame_init(f, x->p, kind);
+	*pd_owned = NULL;
+	const iw_arg *a;
+	if ((a = iw_step_arg(s, "key"))) {
+		if (a->nbytes != IW_MPA_KEY_LEN)
+			return herror(x, "line %d: key must be 16 octets, got %zu", s->line, a->nbytes);
+		memcpy(f->key, a->bytes, IW_MPA_KEY_LEN);
+	}
+	if ((a = iw_step_arg(s, "key_octet"))) {
+		if (a->i < 0 || a->i >= IW_MPA_KEY_LEN)
+			return herror(x, "line %d: key_octet %lld is not 0..15", s->line, (long long)a->i);
+		f->key[a->i] ^= (uint8_t)arg_i(s, "key_xor", 0x01);
+	}
+	f->m = arg_i(s, "m", f->m);
+	f->c = arg_i(s, "c", f->c);
+	f->r = arg_i(s, "r", f->r);
+	f->res = (uint8_t)arg_i(s, "res", f->res);
+	f->enhanced = arg_i(s, "enhanced", f->enhanced);
+	f->rev = (uint8_t)arg_i(s, "rev", f->rev);
+	f->has_irdord = arg_i(s, "irdord", f->has_irdord);
+	f->ird = (uint16_t)arg_i(s, "ird", f->ird);
+	f->ord = (uint16_t)arg_i(s, "ord", f->ord);
+	f->p2p = arg_i(s, "p2p", f->p2p);
+	const iw_arg *rtr = iw_step_arg(s, "rtr");
+	if (rtr && rtr->s) {
+		f->rtr_send = !strcmp(rtr->s, "send");
+		f->rtr_write = !strcmp(rtr->s, "write");
+		f->rtr_read = !strcmp(rtr->s, "read");
+	}
+	if ((a = iw_step_arg(s, "pd"))) {
+		f->pd = a->bytes;
+		f->pd_len = a->nbytes;
+	} else if ((a = iw_step_arg(s, "pd_size"))) {
+		if (a->i < 0 || a->i > 1 << 20)
+			return herror(x, "line %d: pd_size %lld out of range", s->line, (long long)a->i);
+		uint8_t *pd = malloc((size_t)a->i + 1);
+		if (!pd)
+			return herror(x, "out of memory");
+		for (int64_t i = 0; i < a->i; i++)
+			pd[i] = (uint8_t)('a' + i % 26);
+		f->pd = pd;
+		f->pd_len = (size_t)a->i;
+		*pd_owned = pd;
+	}
+	if ((a = iw_step_arg(s, "pd_length"))) {
+		f->pd_length_auto = false;
+		f->pd_length = (uint16_t)a->i;
+	}
+	return true;
+}
+
+static bool act_send_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
+{
+	iw_mpa_frame f;
+	uint8_t *pd_owned;
+	if (!build_frame(x, s, kind, &f, &pd_owned))
+		return false;
+	size_t cap = iw_mpa_frame_size(&f), len = 0;
+	uint8_t *buf = malloc(cap + 1);
+	iw_err e;
+	bool ok = buf && iw_mpa_frame_encode(&f, buf, cap, &len, &e) == IW_OK;
+	if (!ok) {
+		free(buf);
+		free(pd_owned);
+		return herror(x, "line %d: cannot encode the %s: %s", s->line, kind_name(kind), buf ? e.msg : "no memory");
+	}
+	char sum[200];
+	frame_summary(&f, sum, sizeof sum);
+	iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), kind == IW_MPA_REPLY ? "reply" : "request", buf, len,
+		       "%s %s (%zu octets)", kind_name(kind), sum, len);
+	/* Remember what we declared; the decoded copy keeps pointers valid past this call. */
+	x->sent_frame = f;
+	x->sent_frame.pd = NULL;
+	x->sent_frame_valid = true;
+	model_feed(x, buf, len);
+	ok = send_cut(x, buf, len);
+	free(buf);
+	free(pd_owned);
+	return ok;
+}
+
+/* Sets up FPDU framing both ways from the frames exchanged (MPA-6.1.1-M1/M2, C1/C2). */
+static void enter_full_operation(ctx *x)
+{
+	bool m_to_dut = false, m_from_dut = false, crc = true;
+	if (x->p->startup_frames) {
+		m_to_dut = x->got_frame_valid && x->got_frame.m;
+		m_from_dut = x->sent_frame_valid && x->sent_frame.m;
+		crc = (x->sent_frame_valid && x->sent_frame.c) || (x->got_frame_valid && x->got_frame.c);
+	} else {
+		m_to_dut = m_from_dut = true;
+	}
+	iw_mpa_tx_init(&x->tx, x->p, m_to_dut, crc);
+	iw_mpa_rx_init(x->rx, x->p, m_from_dut, crc);
+	x->rx_ready = true;
+	x->full_op = true;
+	note(x, "full operation: markers to DUT %s, from DUT %s, CRC %s", m_to_dut ? "on" : "off",
+	     m_from_dut ? "on" : "off", crc ? "on" : "off");
+}
+
+static bool pattern_ok(const iw_step *s, const char *name, int64_t seen, char *why, size_t cap)
+{
+	const iw_arg *a = iw_step_arg(s, name);
+	if (!a || a->is_pattern_any)
+		return true;
+	if (a->i == seen)
+		return true;
+	snprintf(why, cap, "%s=%lld expected, %lld seen", name, (long long)a->i, (long long)seen);
+	return false;
+}
+
+/* Consumes one startup frame of the DUT and judges it. */
+static bool exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
+{
+	int64_t deadline = within_deadline(x, s);
+	iw_mpa_frame f;
+	size_t need = IW_MPA_FRAME_HDR_LEN, flen = 0;
+	iw_err e;
+	int rc;
+	for (;;) {
+		pump(x, need, deadline);
+		rc = iw_mpa_frame_decode(x->p, x->in + x->in_cur, avail(x), &f, &flen, &e);
+		if (rc != IW_ETRUNC)
+			break;
+		if (avail(x) >= flen || x->fin || x->rst || now_us() >= deadline)
+			break;
+		need = flen;
+	}
+	const char *req = kind == IW_MPA_REPLY ? "MPA-6.1-R2f" : "MPA-6.1-R1a";
+	if (rc == IW_ETRUNC) {
+		size_t got = avail(x);
+		if (got)
+			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "raw", x->in + x->in_cur, got,
+				       "%zu octets of an incomplete %s", got, kind_name(kind));
+		return fail(x, req, "expected a %s frame; %s after %zu of %zu octets", kind_name(kind),
+			    x->rst ? "the DUT reset the connection" : x->fin ? "the DUT closed (FIN)" : "nothing more arrived",
+			    got, flen);
+	}
+	if (rc != IW_OK)
+		return fail(x, req, "expected a %s frame; cannot decode: %s", kind_name(kind), e.msg);
+	char sum[200];
+	frame_summary(&f, sum, sizeof sum);
+	iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), kind == IW_MPA_REPLY ? "reply" : "request",
+		       x->in + x->in_cur, flen, "%s %s (%zu octets)", kind_name(kind), sum, flen);
+	x->got_frame = f;
+	x->got_frame.pd = NULL;
+	x->got_frame_valid = true;
+	x->in_cur += flen;
+	/* The frame must be one a conforming peer sends (MPA-6.1.1-*). */
+	iw_violation vs[16];
+	iw_viol_list l = {.v = vs, .cap = 16};
+	iw_mpa_frame_check(x->p, &f, kind, &l);
+	if (l.n)
+		return fail(x, vs[0].req, "the DUT's %s breaks %s: %s (seen: %s)", kind_name(kind), vs[0].req,
+			    vs[0].detail, sum);
+	char why[128];
+	const iw_arg *k = iw_step_arg(s, "key");
+	if (k && !k->is_pattern_any) {
+		const uint8_t *want = k->type == IW_ARG_WORD ? iw_mpa_key(strcmp(k->s, "reply") ? IW_MPA_REQUEST : IW_MPA_REPLY)
+							     : k->bytes;
+		if ((k->type != IW_ARG_WORD && k->nbytes != IW_MPA_KEY_LEN) || memcmp(f.key, want, IW_MPA_KEY_LEN))
+			return fail(x, kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01",
+				    "the %s key differs from the expected one (seen: %s)", kind_name(kind), sum);
+	}
+	static const struct { const char *name; const char *req; } fields[] = {
+		{"m", "MPA-6.1.1-M1"}, {"c", "MPA-5.2-03"}, {"r", "MPA-6.1.1-R1"}, {"res", "MPA-6.1.1-05"},
+		{"enhanced", "MPA-6.1.1-05"}, {"rev", "MPA-6.1.1-06"}, {"pd_length", "MPA-6.1.1-08"},
+		{"ird", "MPA-6.1.1-08"}, {"ord", "MPA-6.1.1-08"}, {"p2p", "MPA-6.1.1-08"},
+	};
+	int64_t vals[] = {f.m, f.c, f.r, f.res, f.enhanced, f.rev, f.pd_length, f.ird, f.ord, f.p2p};
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+		if (!pattern_ok(s, fields[i].name, vals[i], why, sizeof why))
+			return fail(x, fields[i].req, "%s: %s (seen: %s)", kind_name(kind), why, sum);
+	const iw_arg *pd = iw_step_arg(s, "pd");
+	if (pd && !pd->is_pattern_any && (pd->nbytes != f.pd_len || memcmp(pd->bytes, f.pd, f.pd_len)))
+		return fail(x, "MPA-6.1-R9c", "%s private data differs from the expected %zu octets (seen %zu octets)",
+			    kind_name(kind), pd->nbytes, f.pd_len);
+	if (x->sent_frame_valid || !x->p->startup_frames || kind == IW_MPA_REPLY)
+		if (!f.r)
+			enter_full_operation(x);
+	return true;
+}
+
+/* ---- FPDUs ---- */
+
+static const struct {
+	const char *word;
+	unsigned opcode;
+	bool tagged;
+	int qn;
+} msg_types[] = {
+	{"send", IW_OP_SEND, false, IW_QN_SEND},
+	{"send_se", IW_OP_SEND_SE, false, IW_QN_SEND},
+	{"send_inv", IW_OP_SEND_INV, false, IW_QN_SEND},
+	{"write", IW_OP_WRITE, true, -1},
+	{"read_req", IW_OP_READ_REQ, false, IW_QN_READ_REQ},
+	{"read_resp", IW_OP_READ_RESP, true, -1},
+	{"terminate", IW_OP_TERMINATE, false, IW_QN_TERMINATE},
+	{"ddp", IW_OP_SEND, false, IW_QN_SEND},
+};
+
+static int layer_value(const iw_arg *a)
+{
+	if (!a)
+		return -1;
+	if (a->type == IW_ARG_WORD && a->s) {
+		if (!strcmp(a->s, "rdmap"))
+			return IW_LAYER_RDMAP;
+		if (!strcmp(a->s, "ddp"))
+			return IW_LAYER_DDP;
+		if (!strcmp(a->s, "llp"))
+			return IW_LAYER_LLP;
+		return -2;
+	}
+	return (int)a->i;
+}
+
+static bool act_send_fpdu(ctx *x, const iw_step *s)
+{
+	if (!x->full_op) {
+		if (x->p->startup_frames && !x->sent_frame_valid)
+			return herror(x, "line %d: an FPDU before any startup frame: send a Request or Reply first", s->line);
+		enter_full_operation(x);
+	}
+	size_t ti = 0;
+	while (ti < sizeof msg_types / sizeof msg_types[0] && strcmp(msg_types[ti].word, s->word))
+		ti++;
+	if (ti == sizeof msg_types / sizeof msg_types[0])
+		return herror(x, "line %d: unknown message '%s'", s->line, s->word);
+	/* The message body. */
+	uint8_t body_fixed[64];
+	const uint8_t *body = NULL;
+	size_t body_len = 0;
+	uint8_t *owned = NULL;
+	const iw_arg *a;
+	if (msg_types[ti].opcode == IW_OP_READ_REQ && strcmp(s->word, "ddp")) {
+		iw_read_req rr = {
+			.sink_stag = (uint32_t)arg_i(s, "sink_stag", 0x2000), .sink_to = (uint64_t)arg_i(s, "sink_to", 0),
+			.size = (uint32_t)arg_i(s, "rsize", 0), .src_stag = (uint32_t)arg_i(s, "src_stag", 0x1000),
+			.src_to = (uint64_t)arg_i(s, "src_to", 0),
+		};
+		iw_read_req_encode(&rr, body_fixed);
+		body = body_fixed;
+		body_len = IW_RDMAP_READ_REQ_LEN;
+	} else if (msg_types[ti].opcode == IW_OP_TERMINATE && strcmp(s->word, "ddp")) {
+		iw_terminate t;
+		int layer = layer_value(iw_step_arg(s, "layer"));
+		iw_terminate_for(&t, layer < 0 ? IW_LAYER_RDMAP : layer, (int)arg_i(s, "etype", 0),
+				 (int)arg_i(s, "ecode", 0), NULL, 0);
+		iw_err e;
+		if (iw_terminate_encode(&t, body_fixed, sizeof body_fixed, &body_len, &e))
+			return herror(x, "line %d: cannot encode the Terminate: %s", s->line, e.msg);
+		body = body_fixed;
+	}
+	if ((a = iw_step_arg(s, "data"))) {
+		body = a->bytes;
+		body_len = a->nbytes;
+	} else if ((a = iw_step_arg(s, "size"))) {
+		if (a->i < 0 || a->i > 16 << 20)
+			return herror(x, "line %d: size %lld out of range", s->line, (long long)a->i);
+		owned = malloc((size_t)a->i + 1);
+		if (!owned)
+			return herror(x, "out of memory");
+		for (int64_t i = 0; i < a->i; i++)
+			owned[i] = (uint8_t)(i * 7 + 3);
+		body = owned;
+		body_len = (size_t)a->i;
+	}
+	/* The DDP header template. */
+	iw_ddp_hdr h;
+	memset(&h, 0, sizeof h);
+	h.tagged = arg_i(s, "tagged", msg_types[ti].tagged);
+	h.dv = (uint8_t)arg_i(s, "dv", x->p->ddp_version);
+	h.rsvd = (uint8_t)arg_i(s, "rsvd", 0);
+	unsigned opcode = (unsigned)arg_i(s, "opcode", msg_types[ti].opcode);
+	h.rsvdulp[0] = iw_rdmap_ctrl((unsigned)arg_i(s, "rv", x->p->rdmap_version), opcode);
+	if ((a = iw_step_arg(s, "rsvdulp")) && a->nbytes) {
+		size_t n = a->nbytes > 5 ? 5 : a->nbytes;
+		memcpy(h.rsvdulp, a->bytes, n);
+	}
+	if ((a = iw_step_arg(s, "inv_stag"))) {
+		uint32_t v = (uint32_t)a->i;
+		h.rsvdulp[1] = (uint8_t)(v >> 24), h.rsvdulp[2] = (uint8_t)(v >> 16);
+		h.rsvdulp[3] = (uint8_t)(v >> 8), h.rsvdulp[4] = (uint8_t)v;
+	}
+	h.stag = (uint32_t)arg_i(s, "stag", 0x1000);
+	h.to = (uint64_t)arg_i(s, "to", 0);
+	int qn = msg_types[ti].qn < 0 ? 0 : msg_types[ti].qn;
+	h.qn = (uint32_t)arg_i(s, "qn", qn);
+	uint32_t auto_msn = h.qn < 4 ? x->msn[h.qn] : 1;
+	h.msn = (uint32_t)arg_i(s, "msn", auto_msn);
+	if (!iw_step_arg(s, "msn") && h.qn < 4)
+		x->msn[h.qn]++;
+	/* Segments: by mulpdu (default: one segment) in the given order. */
+	size_t mulpdu = (size_t)arg_i(s, "mulpdu", 65535);
+	iw_ddp_segmenter seg;
+	iw_err e;
+	if (iw_ddp_seg_init(&seg, &h, body_len, mulpdu, &e)) {
+		free(owned);
+		return herror(x, "line %d: %s", s->line, e.msg);
+	}
+	struct { iw_ddp_hdr h; size_t off, len; } segs[64];
+	size_t nseg = 0;
+	while (nseg < 64 && iw_ddp_seg_next(&seg, &segs[nseg].h, &segs[nseg].off, &segs[nseg].len))
+		nseg++;
+	const iw_arg *ord = iw_step_arg(s, "order");
+	size_t order[64];
+	size_t norder = nseg;
+	for (size_t i = 0; i < nseg; i++)
+		order[i] = i;
+	if (ord) {
+		norder = ord->nlist;
+		for (size_t i = 0; i < norder; i++) {
+			if (ord->list[i] < 0 || (size_t)ord->list[i] >= nseg) {
+				free(owned);
+				return herror(x, "line %d: order names segment %lld; the message has %zu", s->line,
+					      (long long)ord->list[i], nseg);
+			}
+			order[i] = (size_t)ord->list[i];
+		}
+	}
+	iw_fpdu_mods mods;
+	memset(&mods, 0, sizeof mods);
+	if ((a = iw_step_arg(s, "length")))
+		mods.set_length = true, mods.ulpdu_length = (uint16_t)a->i;
+	if ((a = iw_step_arg(s, "crc")))
+		mods.set_crc = true, mods.crc_value = (uint32_t)a->i;
+	if ((a = iw_step_arg(s, "crc_order")) && a->s && !strcmp(a->s, "be"))
+		mods.crc_big_endian = true;
+	mods.crc_xor = (uint32_t)arg_i(s, "crc_xor", 0);
+	if ((a = iw_step_arg(s, "corrupt")))
+		mods.corrupt = true, mods.corrupt_at = (size_t)a->i;
+	mods.pad_fill = (uint8_t)arg_i(s, "pad_fill", 0);
+	mods.marker_reserved = (uint16_t)arg_i(s, "marker_reserved", 0);
+	mods.fpduptr_or = (uint16_t)arg_i(s, "fpduptr_or", 0);
+	mods.fpduptr_delta = (int32_t)arg_i(s, "fpduptr_delta", 0);
+	mods.no_markers = arg_i(s, "no_markers", 0);
+	bool ok = true;
+	for (size_t k = 0; ok && k < norder; k++) {
+		const iw_ddp_hdr *sh = &segs[order[k]].h;
+		iw_ddp_hdr hh = *sh;
+		if (iw_step_arg(s, "last"))
+			hh.last = arg_i(s, "last", hh.last);
+		if (iw_step_arg(s, "mo"))
+			hh.mo = (uint32_t)arg_i(s, "mo", hh.mo);
+		uint8_t hb[IW_DDP_UNTAGGED_HDR_LEN];
+		size_t hl = 0;
+		iw_ddp_hdr_encode(&hh, hb, sizeof hb, &hl, &e);
+		size_t plen = segs[order[k]].len;
+		const uint8_t *pl = body ? body + segs[order[k]].off : NULL;
+		size_t cap = iw_mpa_tx_size(&x->tx, hl + plen) + 16;
+		uint8_t *out = malloc(cap);
+		size_t outlen = 0;
+		if (!out || iw_mpa_tx_fpdu(&x->tx, hb, hl, pl, plen, &mods, out, cap, &outlen, &e)) {
+			free(out);
+			ok = herror(x, "line %d: cannot build the FPDU: %s", s->line, out ? e.msg : "no memory");
+			break;
+		}
+		if (hh.tagged)
+			iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "fpdu", out, outlen,
+				       "FPDU %s: DDP tagged L=%d DV=%u STag=0x%x TO=0x%llx, %zu payload octets%s", s->word,
+				       hh.last, hh.dv, hh.stag, (unsigned long long)hh.to, plen,
+				       mods.crc_xor || mods.corrupt || mods.crc_big_endian || mods.set_crc ? " (CRC defect)" : "");
+		else
+			iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "fpdu", out, outlen,
+				       "FPDU %s: DDP untagged L=%d DV=%u QN=%u MSN=%u MO=%u, %zu payload octets%s", s->word,
+				       hh.last, hh.dv, hh.qn, hh.msn, hh.mo, plen,
+				       mods.crc_xor || mods.corrupt || mods.crc_big_endian || mods.set_crc ? " (CRC defect)" : "");
+		model_feed(x, out, outlen);
+		ok = send_cut(x, out, outlen);
+		free(out);
+	}
+	free(owned);
+	return ok;
+}
+
+static bool act_send_raw(ctx *x, const iw_step *s)
+{
+	const iw_arg *a = iw_step_arg(s, "data");
+	if (!a)
+		return herror(x, "line %d: send raw needs data", s->line);
+	iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "raw", a->bytes, a->nbytes, "%zu raw octets", a->nbytes);
+	model_feed(x, a->bytes, a->nbytes);
+	if (x->full_op)
+		iw_mpa_tx_skip(&x->tx, a->nbytes);
+	return send_cut(x, a->bytes, a->nbytes);
+}
+
+/* Reads the next complete FPDU of the DUT; false with a failure recorded when none comes. */
+static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx)
+{
+	if (!x->rx_ready) {
+		if (x->p->startup_frames && !(x->sent_frame_valid && x->got_frame_valid))
+			return herror(x, "expecting an FPDU before the startup frames were exchanged");
+		enter_full_operation(x);
+	}
+	for (;;) {
+		if (avail(x)) {
+			size_t used = 0;
+			iw_violation err;
+			uint64_t before = x->rx->pos;
+			enum iw_rx_status st = iw_mpa_rx_push(x->rx, x->in + x->in_cur, avail(x), &used, fp, &err);
+			(void)before;
+			x->in_cur += used;
+			if (st == IW_RX_FPDU) {
+				const uint8_t *wire = x->in + x->in_cur - (used < fp->wire_len ? used : fp->wire_len);
+				iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "fpdu", wire,
+					       used < fp->wire_len ? used : fp->wire_len,
+					       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s", (unsigned long long)fp->start,
+					       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked");
+				if (fp->notes & IW_NOTE_PAD_NONZERO)
+					return fail(x, "MPA-4-02", "the DUT's FPDU at %llu has non-zero pad octets",
+						    (unsigned long long)fp->start);
+				if (fp->notes & IW_NOTE_MARKER_RESERVED)
+					return fail(x, "MPA-4.1-02", "a DUT marker in the FPDU at %llu has RESERVED set",
+						    (unsigned long long)fp->start);
+				if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
+					return fail(x, "MPA-5.1-05", "a DUT marker in the FPDU at %llu has FPDUPTR low bits set",
+						    (unsigned long long)fp->start);
+				return true;
+			}
+			if (st == IW_RX_ERROR)
+				return fail(x, err.req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]", req_ctx,
+					    (unsigned long long)err.offset, err.detail,
+					    iw_error_name(err.layer, err.etype, err.ecode));
+			continue;
+		}
+		if (x->fin || x->rst)
+			return fail(x, NULL, "%s: expected an FPDU, the DUT %s", req_ctx,
+				    x->rst ? "reset the connection" : "closed the connection (FIN)");
+		if (now_us() >= deadline)
+			return fail(x, NULL, "%s: expected an FPDU, nothing arrived in time", req_ctx);
+		pump(x, avail(x) + 1, deadline);
+	}
+}
+
+static bool code_matches(ctx *x, const iw_step *s, const iw_terminate *t, char *why, size_t cap)
+{
+	int layer = layer_value(iw_step_arg(s, "layer"));
+	int etype = (int)arg_i(s, "etype", -1), ecode = (int)arg_i(s, "ecode", -1);
+	bool ok = (layer < 0 || layer == t->layer) && (etype < 0 || etype == t->etype) && (ecode < 0 || ecode == t->ecode);
+	if (ok)
+		return true;
+	/* A DUT configuration may map the spec's code to the one this DUT sends. */
+	for (size_t i = 0; i < x->o->dut.nmaps; i++) {
+		const iw_code_map *m = &x->o->dut.maps[i];
+		if ((layer < 0 || m->from.layer == layer) && (etype < 0 || m->from.etype == etype) &&
+		    (ecode < 0 || m->from.ecode == ecode) && m->to.layer == t->layer && m->to.etype == t->etype &&
+		    m->to.ecode == t->ecode) {
+			if (x->r->nmappings < 4)
+				snprintf(x->r->mappings[x->r->nmappings++], sizeof x->r->mappings[0],
+					 "%d/%d/0x%02x accepted for %d/%d/0x%02x: %s", t->layer, t->etype, t->ecode,
+					 m->from.layer, m->from.etype, m->from.ecode, m->reason);
+			return true;
+		}
+	}
+	snprintf(why, cap, "expected Terminate %s, seen %s", layer >= 0 && etype >= 0 && ecode >= 0 ?
+		 iw_error_name(layer, etype, ecode) : "(pattern)", iw_error_name(t->layer, t->etype, t->ecode));
+	return false;
+}
+
+static bool exp_message(ctx *x, const iw_step *s, bool terminate)
+{
+	int64_t deadline = within_deadline(x, s);
+	iw_fpdu *fp = malloc(sizeof *fp);
+	if (!fp)
+		return herror(x, "out of memory");
+	bool ok = false;
+	const char *what = terminate ? "terminate" : s->word;
+	for (;;) {
+		if (!next_fpdu(x, deadline, fp, what))
+			break;
+		iw_rdmap_msg m;
+		iw_violation v;
+		if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v)) {
+			fail(x, v.req, "the DUT sent an invalid RDMAP message: %s", v.detail);
+			break;
+		}
+		if (m.ddp.dv != x->p->ddp_version) {
+			fail(x, "DDP-6.1-09", "the DUT's DDP version is %u, %u required", m.ddp.dv, x->p->ddp_version);
+			break;
+		}
+		if (m.ddp.rsvd) {
+			fail(x, "DDP-6.1-08", "the DUT set DDP reserved bits 0x%x", m.ddp.rsvd);
+			break;
+		}
+		char why[200] = "";
+		if (terminate) {
+			if (m.opcode != IW_OP_TERMINATE) {
+				fail(x, NULL, "expected a Terminate, the DUT sent %s", iw_rdmap_op(m.opcode)->name);
+				break;
+			}
+			iw_terminate t;
+			iw_err e;
+			if (iw_terminate_decode(m.payload, m.payload_len, &t, &e)) {
+				fail(x, "RFC5040-4.8", "the DUT's Terminate cannot be decoded: %s", e.msg);
+				break;
+			}
+			note(x, "Terminate %s M=%d D=%d R=%d", iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r);
+			if (!code_matches(x, s, &t, why, sizeof why) || !pattern_ok(s, "m", t.m, why, sizeof why) ||
+			    !pattern_ok(s, "d", t.d, why, sizeof why) || !pattern_ok(s, "r", t.r, why, sizeof why)) {
+				fail(x, NULL, "%s", why);
+				break;
+			}
+			ok = true;
+			break;
+		}
+		if (strcmp(s->word, "any") && strcmp(s->word, "fpdu")) {
+			size_t ti = 0;
+			while (ti < sizeof msg_types / sizeof msg_types[0] && strcmp(msg_types[ti].word, s->word))
+				ti++;
+			if (ti < sizeof msg_types / sizeof msg_types[0] && msg_types[ti].opcode != m.opcode) {
+				fail(x, NULL, "expected %s, the DUT sent %s", iw_rdmap_op(msg_types[ti].opcode)->name,
+				     iw_rdmap_op(m.opcode)->name);
+				break;
+			}
+		}
+		const iw_arg *d = iw_step_arg(s, "data");
+		if (d && !d->is_pattern_any && (d->nbytes != m.payload_len || memcmp(d->bytes, m.payload, m.payload_len))) {
+			fail(x, "DDP-7.2-03", "payload differs: expected %zu octets, seen %zu", d->nbytes, m.payload_len);
+			break;
+		}
+		if (!pattern_ok(s, "qn", m.ddp.qn, why, sizeof why) || !pattern_ok(s, "msn", m.ddp.msn, why, sizeof why) ||
+		    !pattern_ok(s, "mo", m.ddp.mo, why, sizeof why) || !pattern_ok(s, "last", m.ddp.last, why, sizeof why) ||
+		    !pattern_ok(s, "opcode", m.opcode, why, sizeof why) || !pattern_ok(s, "rv", m.rv, why, sizeof why) ||
+		    !pattern_ok(s, "dv", m.ddp.dv, why, sizeof why)) {
+			fail(x, NULL, "%s", why);
+			break;
+		}
+		if (iw_step_arg(s, "marker_first") && fp->nmarkers && fp->markers[0].pos != fp->start) {
+			fail(x, "MPA-6.1-R7", "the DUT's first FPDU does not begin with a marker");
+			break;
+		}
+		ok = true;
+		break;
+	}
+	free(fp);
+	return ok;
+}
+
+static bool exp_close(ctx *x, const iw_step *s)
+{
+	int64_t start = now_us();
+	int64_t deadline = within_deadline(x, s);
+	bool allow = arg_i(s, "allow_data", 0);
+	const iw_arg *how = iw_step_arg(s, "how");
+	while (!x->fin && !x->rst && now_us() < deadline) {
+		pump(x, avail(x) + 1, deadline);
+		if (avail(x) && !allow)
+			break;
+		if (allow)
+			x->in_cur = x->in_len;
+	}
+	if (avail(x) && !allow) {
+		size_t n = avail(x);
+		iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "raw", x->in + x->in_cur, n,
+			       "%zu octets where a close was expected", n);
+		const char *what = n >= 16 && !memcmp(x->in + x->in_cur, iw_mpa_key(IW_MPA_REPLY), 16) ? "a Reply" : "data";
+		return fail(x, NULL, "expected the DUT to close with no octets sent; it sent %s (%zu octets) instead", what, n);
+	}
+	if (!x->fin && !x->rst)
+		return fail(x, NULL, "expected the DUT to close (FIN or RST) within %lld ms; it kept the connection open",
+			    (long long)((deadline - start) / 1000));
+	if (how && how->s && !strcmp(how->s, "fin") && !x->fin)
+		return fail(x, NULL, "expected a FIN, the DUT reset the connection");
+	if (how && how->s && !strcmp(how->s, "rst") && !x->rst)
+		return fail(x, NULL, "expected an RST, the DUT closed with FIN");
+	return true;
+}
+
+static bool exp_silence(ctx *x, const iw_step *s)
+{
+	int64_t ms = arg_i(s, "for", 1000);
+	int64_t deadline = now_us() + ms * 1000;
+	if (deadline > x->deadline_us)
+		deadline = x->deadline_us;
+	pump(x, avail(x) + 1, deadline);
+	if (avail(x)) {
+		size_t n = avail(x);
+		iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "raw", x->in + x->in_cur, n,
+			       "%zu octets during expected silence", n);
+		return fail(x, NULL, "expected silence for %lld ms; the DUT sent %zu octets", (long long)ms, n);
+	}
+	if (x->fin || x->rst)
+		return fail(x, NULL, "expected silence for %lld ms; the DUT closed the connection (%s)", (long long)ms,
+			    x->rst ? "RST" : "FIN");
+	return true;
+}
+
+static bool open_conn(ctx *x, int64_t timeout_ms)
+{
+	conn_close(x);
+	conn_reset_state(x);
+	iw_err e;
+	int fd = -1;
+	int rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, &e)
+						  : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
+	if (rc)
+		return herror(x, "cannot %s the DUT: %s", x->dut_role == IW_ROLE_RESPONDER ? "connect to" : "accept", e.msg);
+	x->fd = fd;
+	x->conn_no++;
+	iw_result_wire(x->r, IW_NOTE, x->conn_no, tcase(x), "connect", NULL, 0, "connection %d %s", x->conn_no,
+		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT");
+	/* The model plays the DUT; iw_conn_start is a no-op for a responder. */
+	iw_conn_free(x->model);
+	x->model = NULL;
+	iw_conn_config mc;
+	iw_conn_config_default(&mc, x->p, x->dut_role);
+	mc.want_markers = false;
+	if (iw_conn_new(&x->model, &mc, &e) == IW_OK)
+		iw_conn_start(x->model, &e);
+	if (!x->p->startup_frames)
+		enter_full_operation(x);
+	return true;
+}
+
+/* Liveness: a fresh connection still completes startup (and the old one is left alone). */
+static bool exp_alive(ctx *x, const iw_step *s)
+{
+	int64_t deadline = within_deadline(x, s);
+	int saved_fd = x->fd;
+	x->fd = -1;
+	bool ok = open_conn(x, (deadline - now_us()) / 1000);
+	if (ok && x->p->startup_frames) {
+		iw_step st;
+		memset(&st, 0, sizeof st);
+		st.line = s->line;
+		if (x->dut_role == IW_ROLE_RESPONDER) {
+			ok = act_send_frame(x, &st, IW_MPA_REQUEST) && exp_frame(x, &st, IW_MPA_REPLY);
+		} else {
+			ok = exp_frame(x, &st, IW_MPA_REQUEST) && act_send_frame(x, &st, IW_MPA_REPLY);
+		}
+		if (!ok && !x->harness_error)
+			snprintf(x->fail_req, sizeof x->fail_req, "MPA-6.1-R2a");
+	}
+	conn_close(x);
+	x->fd = saved_fd;
+	if (ok)
+		note(x, "liveness probe: a fresh connection completed startup");
+	return ok;
+}
+
+/* What a conforming DUT does with everything sent so far, per the engine's model. */
+static bool exp_as_model(ctx *x, const iw_step *s)
+{
+	if (!x->model)
+		return herror(x, "line %d: no model of the DUT", s->line);
+	iw_conn_event ev;
+	bool rejected = false, accepted = false;
+	iw_violation why;
+	memset(&why, 0, sizeof why);
+	while (iw_conn_next_event(x->model, &ev)) {
+		if (ev.kind == IW_EV_FRAME_REJECTED) {
+			rejected = true;
+			why = ev.viol;
+		} else if (ev.kind == IW_EV_FRAME_ACCEPTED) {
+			accepted = true;
+		}
+	}
+	if (rejected) {
+		note(x, "model: a conforming DUT refuses this (%s: %s) and closes without a frame", why.req, why.detail);
+		if (!exp_close(x, s)) {
+			size_t l = strlen(x->r->reason);
+			snprintf(x->r->reason + l, sizeof x->r->reason - l, "; a conforming DUT closes here because %s (%s)",
+				 why.detail, why.req);
+			snprintf(x->fail_req, sizeof x->fail_req, "%s", why.req);
+			return false;
+		}
+		return true;
+	}
+	if (accepted && x->dut_role == IW_ROLE_INITIATOR) {
+		/* A conforming initiator enters full operation: it must not close; it may send FPDUs. */
+		note(x, "model: a conforming initiator accepts this Reply and stays in full operation");
+		int64_t deadline = within_deadline(x, s);
+		int64_t quiet = now_us() + 1000000;
+		pump(x, RX_LIMIT, quiet < deadline ? quiet : deadline);
+		if (x->fin || x->rst)
+			return fail(x, "MPA-6.1-R3d", "the DUT closed the connection (%s) after a Reply a conforming "
+				    "initiator accepts", x->rst ? "RST" : "FIN");
+		return true;
+	}
+	if (accepted) {
+		size_t n;
+		const uint8_t *out = iw_conn_output_peek(x->model, &n);
+		iw_mpa_frame mf;
+		size_t flen;
+		iw_err e;
+		enum iw_mpa_kind k = x->dut_role == IW_ROLE_RESPONDER ? IW_MPA_REPLY : IW_MPA_REQUEST;
+		if (iw_mpa_frame_decode(x->p, out, n, &mf, &flen, &e) != IW_OK)
+			return herror(x, "the model accepted but produced no frame: %s", e.msg);
+		note(x, "model: a conforming DUT accepts and answers with a %s", kind_name(k));
+		if (!exp_frame(x, s, k))
+			return false;
+		if (x->got_frame.r != mf.r && !x->o->dut.reject)
+			return fail(x, "MPA-6.1-R2f", "the DUT answered R=%d where a conforming DUT answers R=%d",
+				    x->got_frame.r, mf.r);
+		if (x->got_frame.rev != mf.rev)
+			return fail(x, "MPA-6.1.1-06", "the DUT's %s has Rev=%u, the profile requires %u", kind_name(k),
+				    x->got_frame.rev, mf.rev);
+		if (mf.c && !x->got_frame.c && !x->o->dut.crc_off_mode)
+			return fail(x, "MPA-5.2-03", "the DUT answered C=0 in its default configuration; CRCs must be on");
+		return true;
+	}
+	note(x, "model: a conforming DUT waits for more octets");
+	return exp_silence(x, s);
+}
+
+static bool run_expect(ctx *x, const iw_step *s);
+
+static bool exp_one_of(ctx *x, const iw_step *s)
+{
+	size_t cur = x->in_cur;
+	iw_mpa_rx *saved = malloc(sizeof *saved);
+	if (!saved)
+		return herror(x, "out of memory");
+	*saved = *x->rx;
+	bool saved_ready = x->rx_ready, saved_full = x->full_op;
+	char reasons[IW_CASE_MAX_ALTS][256];
+	for (size_t i = 0; i < s->nalts; i++) {
+		x->in_cur = cur;
+		*x->rx = *saved;
+		x->rx_ready = saved_ready;
+		x->full_op = saved_full;
+		x->failed = false;
+		bool ok = true;
+		for (size_t k = 0; ok && k < s->alts[i].nseq; k++)
+			ok = run_expect(x, s->alts[i].seq[k]);
+		if (ok) {
+			note(x, "alternative %zu of %zu matched", i + 1, s->nalts);
+			free(saved);
+			return true;
+		}
+		if (x->harness_error) {
+			free(saved);
+			return false;
+		}
+		memcpy(reasons[i], x->r->reason, sizeof reasons[i] - 1);
+		reasons[i][sizeof reasons[i] - 1] = '\0';
+	}
+	free(saved);
+	x->failed = false;
+	char all[1000];
+	size_t o = 0;
+	for (size_t i = 0; i < s->nalts && o < sizeof all; i++)
+		o += (size_t)snprintf(all + o, sizeof all - o, "%s(%zu) %s", i ? "; " : "", i + 1, reasons[i]);
+	return fail(x, NULL, "none of the %zu allowed outcomes happened: %s", s->nalts, all);
+}
+
+static bool exp_measure(ctx *x, const iw_step *s)
+{
+	int64_t start = now_us();
+	int64_t deadline = within_deadline(x, s);
+	while (!x->fin && !x->rst && now_us() < deadline) {
+		pump(x, avail(x) + 1, deadline);
+		x->in_cur = x->in_len;
+	}
+	iw_case_result *r = x->r;
+	if (r->nmeasures < sizeof r->measures / sizeof r->measures[0]) {
+		iw_measure *m = &r->measures[r->nmeasures++];
+		snprintf(m->name, sizeof m->name, "%s_after_line_%d", s->word[0] ? s->word : "close", s->line);
+		if (x->fin || x->rst) {
+			m->value = (double)(now_us() - start) / 1000.0;
+			snprintf(m->unit, sizeof m->unit, "ms");
+		} else {
+			m->value = -1;
+			snprintf(m->unit, sizeof m->unit, "none");
+		}
+	}
+	note(x, x->fin || x->rst ? "measured: the DUT closed after %.0f ms" : "measured: no close within %.0f ms",
+	     (double)(now_us() - start) / 1000.0);
+	return true;
+}
+
+static bool run_expect(ctx *x, const iw_step *s)
+{
+	if (x->fd < 0 && s->kind != IW_EXPECT_ALIVE)
+		return herror(x, "line %d: %s before connect or accept", s->line, iw_step_name(s->kind));
+	switch (s->kind) {
+	case IW_EXPECT_REQUEST: return exp_frame(x, s, IW_MPA_REQUEST);
+	case IW_EXPECT_REPLY: return exp_frame(x, s, IW_MPA_REPLY);
+	case IW_EXPECT_FPDU: return exp_message(x, s, false);
+	case IW_EXPECT_TERMINATE: return exp_message(x, s, true);
+	case IW_EXPECT_CLOSE: return exp_close(x, s);
+	case IW_EXPECT_SILENCE: return exp_silence(x, s);
+	case IW_EXPECT_ALIVE: return exp_alive(x, s);
+	case IW_EXPECT_ONE_OF: return exp_one_of(x, s);
+	case IW_EXPECT_MEASURE: return exp_measure(x, s);
+	case IW_EXPECT_AS_MODEL: return exp_as_model(x, s);
+	default: return herror(x, "line %d: %s is not an expectation", s->line, iw_step_name(s->kind));
+	}
+}
+
+static bool run_step(ctx *x, const iw_step *s)
+{
+	if (now_us() >= x->deadline_us)
+		return fail(x, NULL, "the case timeout (%lld ms) ran out before line %d (%s)",
+			    (long long)((x->deadline_us - x->t0_us) / 1000), s->line,
+			    iw_step_name(s->kind));
+	switch (s->kind) {
+	case IW_STEP_CONNECT:
+	case IW_STEP_ACCEPT:
+		if ((s->kind == IW_STEP_CONNECT) != (x->dut_role == IW_ROLE_RESPONDER))
+			return herror(x, "line %d: %s does not fit a DUT in the %s role", s->line, iw_step_name(s->kind),
+				      x->dut_role == IW_ROLE_RESPONDER ? "responder" : "initiator");
+		return open_conn(x, arg_i(s, "within", x->o->dut.connect_timeout_ms));
+	case IW_STEP_SEND_REQUEST: return act_send_frame(x, s, IW_MPA_REQUEST);
+	case IW_STEP_SEND_REPLY: {
+		bool ok = act_send_frame(x, s, IW_MPA_REPLY);
+		if (ok && !x->sent_frame.r && x->got_frame_valid)
+			enter_full_operation(x);
+		return ok;
+	}
+	case IW_STEP_SEND_FPDU: return act_send_fpdu(x, s);
+	case IW_STEP_SEND_RAW: return act_send_raw(x, s);
+	case IW_STEP_SPLIT: {
+		memset(&x->split, 0, sizeof x->split);
+		const iw_arg *a = iw_step_arg(s, "at");
+		if (a) {
+			x->split.nat = a->nlist < 16 ? a->nlist : 16;
+			memcpy(x->split.at, a->list, x->split.nat * sizeof a->list[0]);
+		}
+		x->split.every = (size_t)arg_i(s, "every", 0);
+		x->split.delay_ms = arg_i(s, "delay", 0);
+		return true;
+	}
+	case IW_STEP_SLEEP: {
+		int64_t ms = arg_i(s, "for", 0);
+		int64_t left = (x->deadline_us - now_us()) / 1000;
+		sleep_ms(ms < left ? ms : left);
+		return true;
+	}
+	case IW_STEP_CLOSE:
+		if (x->fd >= 0) {
+			shutdown(x->fd, SHUT_WR);
+			iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "fin", NULL, 0, "harness closed its half (FIN)");
+			if (x->model)
+				iw_conn_peer_closed(x->model);
+		}
+		return true;
+	case IW_STEP_RESET:
+		if (x->fd >= 0) {
+			iw_net_reset(x->fd);
+			x->fd = -1;
+			iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "rst", NULL, 0, "harness reset the connection");
+		}
+		return true;
+	default:
+		return run_expect(x, s);
+	}
+}
+
+void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_run_opts *o, iw_driver *drv,
+		  iw_case_result *r)
+{
+	ctx *x = calloc(1, sizeof *x);
+	if (x)
+		x->rx = malloc(sizeof *x->rx);
+	if (x)
+		x->in = malloc(RX_LIMIT);
+	if (!x || !x->rx || !x->in) {
+		r->verdict = IW_ERROR;
+		snprintf(r->reason, sizeof r->reason, "out of memory starting the case");
+		if (x) {
+			free(x->rx);
+			free(x->in);
+		}
+		free(x);
+		return;
+	}
+	x->c = c;
+	x->p = p;
+	x->o = o;
+	x->drv = drv;
+	x->r = r;
+	x->dut_role = dut_role;
+	x->fd = -1;
+	x->rng = (o->seed ? o->seed : 0x9E3779B97F4A7C15ull) ^ (uint64_t)strlen(c->id) * 0x100000001B3ull;
+	for (const char *k = c->id; *k; k++)
+		x->rng = (x->rng ^ (uint8_t)*k) * 0x100000001B3ull;
+	if (!x->rng)
+		x->rng = 1;
+	conn_reset_state(x);
+	x->t0_us = now_us();
+	/* A slow DUT may declare a longer case timeout than the case's own. */
+	int64_t tmo = c->timeout_ms > o->dut.case_timeout_ms ? c->timeout_ms : o->dut.case_timeout_ms;
+	x->deadline_us = x->t0_us + tmo * 1000;
+
+	iw_err e;
+	bool measured = false;
+	if (drv->ops->case_begin(drv, &e)) {
+		herror(x, "the driver could not prepare the DUT: %s", e.msg);
+	} else {
+		for (size_t i = 0; i < c->nsteps && !x->failed; i++) {
+			if (c->steps[i].kind == IW_EXPECT_MEASURE)
+				measured = true;
+			run_step(x, &c->steps[i]);
+		}
+		iw_dut_finding f;
+		memset(&f, 0, sizeof f);
+		conn_close(x);
+		if (drv->ops->case_end(drv, &f, &e) == IW_OK && f.present) {
+			r->dut_finding = true;
+			snprintf(r->dut_finding_text, sizeof r->dut_finding_text, "%s%s (exit %d, signal %d)\n%s",
+				 f.crashed ? "the DUT process crashed" : "the DUT process exited with a failure",
+				 "", f.exit_code, f.signal, f.stderr_tail);
+			if (!x->failed)
+				fail(x, NULL, "%s", r->dut_finding_text);
+		}
+	}
+	conn_close(x);
+	iw_conn_free(x->model);
+	r->duration_ms = (now_us() - x->t0_us) / 1000;
+	if (x->harness_error) {
+		r->verdict = IW_ERROR;
+	} else if (x->failed) {
+		snprintf(r->failed_req, sizeof r->failed_req, "%s", x->fail_req);
+		enum iw_level lvl = c->level;
+		for (size_t i = 0; i < c->nreqs; i++)
+			if (!strcmp(c->reqs[i].id, x->fail_req))
+				lvl = c->reqs[i].level;
+		r->verdict = lvl == IW_LEVEL_MUST ? IW_FAIL : lvl == IW_LEVEL_SHOULD ? IW_WARN : IW_INFO;
+		size_t l = strlen(r->reason);
+		snprintf(r->reason + l, sizeof r->reason - l, " [requirement %s %s]", x->fail_req, iw_level_name(lvl));
+	} else {
+		r->verdict = measured || c->level == IW_LEVEL_INFO ? IW_INFO : IW_PASS;
+		if (r->verdict == IW_INFO && r->nmeasures)
+			snprintf(r->reason, sizeof r->reason, "measured %s = %.0f %s", r->measures[0].name,
+				 r->measures[0].value, r->measures[0].unit);
+	}
+	free(x->rx);
+	free(x->in);
+	free(x);
+}

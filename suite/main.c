@@ -1,0 +1,65 @@
+/*
+ * main.c - the iwspec command: dispatches to a subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "crc32c.h"
+#include "profile.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} commands[] = {
+	{"run", cmd_run, "run conformance cases against a DUT and write reports"},
+	{"list", cmd_list, "list the conformance cases with their requirement IDs"},
+	{"serve", cmd_serve, "serve the built-in reference DUT over TCP"},
+	{"decode", cmd_decode, "decode an MPA byte stream and list every violation"},
+};
+
+static void usage(FILE *f)
+{
+	char names[128];
+	iw_profile_names(names, sizeof names);
+	fprintf(f,
+		"usage: iwspec <command> [options]\n"
+		"\n"
+		"iwspec is a conformance and fuzzing suite for iWARP: MPA framing, DDP and RDMAP.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"options:\n"
+		"  -h, --help     this help; `iwspec <command> --help` for a command's options\n"
+		"  --version      print the version\n"
+		"\n"
+		"profiles: %s\n"
+		"exit status: 0 no failure, 1 a case failed or a stream has violations,\n"
+		"             2 bad usage or configuration, 3 no case selected or a harness error\n",
+		names);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return IW_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return IW_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("iwspec %s (%s), crc32c %s\n", IWSPEC_VERSION, IWSPEC_GIT_REV, iw_crc32c_impl());
+		return IW_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "iwspec: unknown command '%s'; run 'iwspec --help' for the list\n", argv[1]);
+	return IW_EXIT_USAGE;
+}

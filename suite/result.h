@@ -1,0 +1,110 @@
+/*
+ * result.h - what a run found: one result per case, and the run around them.
+ *
+ * The runner fills these; the report writers (reports/) turn them into results.json,
+ * junit.xml and the console summary. The wire log keeps every event of the case's
+ * connections both ways, decoded by the engine, so a FAIL can show what was seen.
+ */
+#ifndef IW_RESULT_H
+#define IW_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "case.h"
+
+enum iw_verdict { IW_PASS, IW_FAIL, IW_WARN, IW_INFO, IW_SKIP, IW_ERROR, IW_VERDICT_COUNT };
+
+enum iw_wire_dir { IW_TO_DUT, IW_FROM_DUT, IW_NOTE };
+
+/* A case's wire log keeps at most this many events (plus one note saying it stopped), so a
+ * flooding DUT cannot exhaust memory or make the reports unreadable. */
+#define IW_RESULT_MAX_WIRE 4096
+
+typedef struct iw_wire_entry {
+	enum iw_wire_dir dir;
+	int conn;               /* 1 for the case's first connection, 2 for the next ... */
+	int64_t t_us;           /* since the case started */
+	char what[24];          /* "request", "reply", "fpdu", "raw", "fin", "rst", "connect", "note" ... */
+	char summary[320];      /* decoded fields, e.g. "Reply key=ok M=0 C=1 R=0 Rev=1 PD_Length=0" */
+	uint8_t *bytes;         /* owned, may be NULL */
+	size_t nbytes;
+} iw_wire_entry;
+
+typedef struct iw_measure {
+	char name[48];          /* "close_after_bad_request_ms" */
+	double value;
+	char unit[8];
+} iw_measure;
+
+typedef struct iw_case_result {
+	char id[64];
+	char title[160];
+	char file[256];
+	size_t nreqs;
+	iw_case_req reqs[IW_CASE_MAX_REQS];
+	char profile[16];
+	enum iw_verdict verdict;
+	char reason[1024];          /* expected, seen, requirement; or why SKIP / ERROR */
+	char failed_req[32];        /* the requirement a FAIL/WARN rests on */
+	int64_t start_unix_ms;
+	int64_t duration_ms;
+	size_t nwire, capwire;
+	iw_wire_entry *wire;        /* owned */
+	size_t wire_dropped;        /* events not kept: past IW_RESULT_MAX_WIRE, or out of memory */
+	size_t nmeasures;
+	iw_measure measures[8];
+	size_t nmappings;
+	char mappings[4][160];      /* error-code mappings applied */
+	bool dut_finding;           /* the exec'd DUT crashed or exited non-zero */
+	char dut_finding_text[1200];
+} iw_case_result;
+
+typedef struct iw_run {
+	char tool_version[32];
+	char git_rev[48];
+	char dut[512];
+	char dut_config_source[256];
+	char profile[16];
+	char role[16];
+	char host[128];
+	char seg_mode[32];          /* resegmentation mode of the run */
+	uint64_t seed;
+	int64_t start_unix_ms, end_unix_ms;
+	bool complete;              /* false when interrupted */
+	size_t ncases, capcases;
+	iw_case_result *cases;      /* owned */
+	size_t counts[IW_VERDICT_COUNT];
+} iw_run;
+
+/* "PASS", "FAIL", "WARN", "INFO", "SKIP", "ERROR"; "?" for a value outside the enum. */
+const char *iw_verdict_name(enum iw_verdict v);
+
+/* Appends a wire entry to r (copies bytes; `what` and the summary are cut to fit). Never
+ * fails: past IW_RESULT_MAX_WIRE entries it stops adding, appends one IW_NOTE entry saying
+ * so, and counts what it drops in r->wire_dropped (as it does when memory runs out). */
+void iw_result_wire(iw_case_result *r, enum iw_wire_dir dir, int conn, int64_t t_us, const char *what,
+		    const uint8_t *bytes, size_t n, const char *summary_fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+
+/* Copies a case's identity (id, title, file, requirements) into r. */
+void iw_result_set_case(iw_case_result *r, const iw_case *c);
+
+/* Frees r's wire log (the bytes too) and empties it. */
+void iw_result_clear_wire(iw_case_result *r);
+
+/* A new result slot in run (zeroed), or NULL when memory is exhausted. The slot lives in
+ * run->cases, which may move on the next call: do not keep the pointer across calls. */
+iw_case_result *iw_run_add(iw_run *run);
+
+/* Counts the cases per verdict into counts; a verdict outside the enum counts as ERROR, the
+ * way the report writers show it. The writers tally for themselves, so counts[] may be stale. */
+void iw_run_tally(const iw_run *run, size_t counts[IW_VERDICT_COUNT]);
+
+void iw_run_count(iw_run *run);     /* recomputes counts[] from the cases */
+
+/* Frees the cases and their wire logs; the run's provenance fields stay. */
+void iw_run_free(iw_run *run);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * runner.h - running cases against a DUT and judging them.
+ *
+ * For each selected case and profile the runner checks the case's needs against the DUT
+ * configuration (SKIP with the reason when unmet), executes its steps through the driver
+ * (exec_case.c), and turns the first broken expectation into a verdict by the level of the
+ * requirement it rests on: MUST -> FAIL, SHOULD -> WARN; measured-only cases are INFO; a
+ * harness or environment failure is ERROR.
+ */
+#ifndef IW_RUNNER_H
+#define IW_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "case.h"
+#include "driver.h"
+#include "dut_config.h"
+#include "result.h"
+
+/* How the harness cuts its own byte stream into writes, run-wide (issue: resegmentation). */
+enum iw_seg_mode { IW_SEG_NONE, IW_SEG_OCTET, IW_SEG_RANDOM, IW_SEG_COALESCE };
+
+typedef struct iw_run_opts {
+	iw_dut_config dut;
+	bool role_fixed;            /* --role given (else the ref DUT takes the role each case needs) */
+	bool all_profiles;          /* --profile all: every profile the case applies to */
+	enum iw_seg_mode seg;
+	uint64_t seed;
+	bool progress;              /* live progress line */
+	FILE *console;
+} iw_run_opts;
+
+/* Runs cases[0..n) and fills run. Returns IW_OK unless the run itself could not start. */
+int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run *run, iw_err *e);
+
+/* Executes one case against an open driver (exec_case.c). */
+void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_run_opts *o, iw_driver *drv,
+		  iw_case_result *r);
+
+const char *iw_seg_mode_name(enum iw_seg_mode m);
+int iw_seg_mode_parse(const char *s, enum iw_seg_mode *m);
+
+#endif

@@ -1,0 +1,83 @@
+#!/bin/sh
+# CLI tests: run the iwspec binary as a user would and check exit codes and output.
+# $IWSPEC names the binary (default build/iwspec). Ends with "N passed, N failed".
+IWSPEC=${IWSPEC:-build/iwspec}
+pass=0
+failn=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+
+# expect STATUS DESCRIPTION -- command...   (stdout+stderr in $tmp/out)
+expect() {
+	want=$1; shift; desc=$1; shift
+	"$@" >"$tmp/out" 2>&1
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok; else bad "$desc: exit $got, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
+}
+contains() {
+	if grep -q -- "$1" "$tmp/out"; then ok; else bad "$2: output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
+}
+
+FIG5='00 00 00 00 00 2a 40 03 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00
+00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 4c 86 b3 84'
+
+expect 0 "help" "$IWSPEC" --help
+contains "decode" "help lists decode"
+expect 0 "version" "$IWSPEC" --version
+contains "iwspec" "version names the tool"
+expect 2 "no command" "$IWSPEC"
+expect 2 "unknown command" "$IWSPEC" frobnicate
+contains "unknown command" "unknown command message"
+for c in run list serve decode; do
+	expect 0 "$c --help" "$IWSPEC" $c --help
+	contains "usage: iwspec $c" "$c --help usage line"
+done
+
+# decode: the seed's Figure 5 comes out clean, field by field (requirements.md §5.1)
+expect 0 "decode Figure 5" "$IWSPEC" decode --profile seed-exact --markers --hex "$FIG5"
+contains "ULPDU_Length=42" "Figure 5 length"
+contains "MSN=1" "Figure 5 MSN"
+contains "Opcode=0x3 (Send)" "Figure 5 opcode"
+contains "conforms" "Figure 5 conforms"
+# one flipped octet is a CRC error, MPA code 2
+FLIP=$(echo "$FIG5" | sed 's/00 00 00 01/00 00 00 03/')
+expect 1 "decode flipped octet" "$IWSPEC" decode --profile seed-exact --markers --hex "$FLIP"
+contains "MPA-5.2-14" "flipped octet cites the CRC requirement"
+contains "LLP/0x0/0x02" "flipped octet is MPA code 2"
+# the CRC in the wrong byte order is rejected too
+REV=$(echo "$FIG5" | sed 's/4c 86 b3 84/84 b3 86 4c/')
+expect 1 "decode reversed CRC" "$IWSPEC" decode --profile seed-exact --markers --hex "$REV"
+contains "LLP/0x0/0x02" "reversed CRC is MPA code 2"
+# the JSON form parses as JSON and says it conforms
+expect 0 "decode --json" "$IWSPEC" decode --profile seed-exact --markers --json --hex "$FIG5"
+contains '"conforms": true' "json conforms"
+# bad input: precise messages, exit 2
+expect 2 "odd hex" "$IWSPEC" decode --hex "00 2"
+contains "odd number of hex digits" "odd hex message"
+expect 2 "not hex" "$IWSPEC" decode --hex "00 zz"
+contains "'z' at character 4" "bad hex digit message"
+expect 2 "no input" "$IWSPEC" decode
+expect 2 "missing file" "$IWSPEC" decode "$tmp/none"
+contains "cannot open" "missing file message"
+expect 2 "bad profile" "$IWSPEC" decode --profile rfc9999 --hex 00
+contains "unknown profile" "bad profile message"
+# a truncated stream is a violation, not a crash
+expect 1 "truncated" "$IWSPEC" decode --profile seed-exact --markers --hex "00 00 00 00 00 2a 40 03"
+contains "ends inside an FPDU" "truncated message"
+# garbage from a file and from stdin never crashes
+head -c 5000 /dev/urandom >"$tmp/garbage"
+"$IWSPEC" decode "$tmp/garbage" >/dev/null 2>&1
+st=$?
+if [ $st -le 2 ]; then ok; else bad "garbage file: exit $st"; fi
+"$IWSPEC" decode --markers - <"$tmp/garbage" >/dev/null 2>&1
+st=$?
+if [ $st -le 2 ]; then ok; else bad "garbage stdin: exit $st"; fi
+# a startup frame then FPDUs: RFC 5044 Request
+expect 0 "decode Request" "$IWSPEC" decode --profile rfc5044 --hex "4d50412049442052657120467261 6d65 40 01 00 00"
+contains "Request frame" "Request decoded"
+
+echo "cli: $pass passed, $failn failed"
+[ $failn -eq 0 ]
