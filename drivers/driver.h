@@ -10,7 +10,9 @@
  *
  * Per case the runner calls case_begin, then connect (DUT responder) or accept (DUT
  * initiator) once per TCP connection the case needs (liveness probes ask for another), then
- * case_end, which reports what became of an exec'd process.
+ * case_end, which reports what became of an exec'd process. Between case_begin and the first
+ * connection a case may pass requests to a cooperating DUT (iw_driver_instruct: markers, no
+ * CRC, reject, private data, greeting); only ref takes them, and case_end undoes them.
  */
 #ifndef IW_DRIVER_H
 #define IW_DRIVER_H
@@ -39,6 +41,7 @@ typedef struct iw_dut_instr {
 	bool markers;           /* send M=1: wants markers on what it receives (IW_CAP_MARKERS) */
 	bool crc_off;           /* administrator no-CRC mode: sends C=0 (IW_CAP_CRC_OFF) */
 	bool reject;            /* answers the Request with R=1 (IW_CAP_REJECT) */
+	bool greeting;          /* the reflector greets as soon as full operation is reached (IW_CAP_REFLECTOR) */
 	const uint8_t *pd;      /* private data for its Request or Reply (IW_CAP_PD), copied */
 	size_t pd_len;
 } iw_dut_instr;

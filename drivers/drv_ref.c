@@ -3,8 +3,9 @@
  *
  * The configuration's markers, crc = optional-off, reject and private data are capabilities
  * (dut_config.h, case.h IW_CAP_*): the DUT does them when a case asks (instruct), and
- * otherwise behaves as a default-configured endpoint: M=0, C=1, R=0, no private data.
- * Reflector, hostile mode and mutant hold for every connection.
+ * otherwise behaves as a default-configured endpoint: M=0, C=1, R=0, no private data; with
+ * reject = yes its reflector refuses the private data "REJECTME" (MPA-6.1-R2c). Reflector,
+ * hostile mode and mutant hold for every connection; an initiator's reflector greets.
  */
 #include "driver.h"
 
@@ -47,6 +48,10 @@ static int ref_accept(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
 	if (d->cfg->role != IW_ROLE_INITIATOR)
 		return iw_errf(e, IW_ESTATE, "ref: the DUT is configured as a responder; connect to it instead");
 	iw_err ce;
+	/* A connection left from an earlier accept that timed out is not this one. */
+	int stale;
+	while (iw_net_accept(r->lfd, 0, &stale, NULL) == IW_OK)
+		close(stale);
 	if (iw_ref_server_dial(r->srv, "127.0.0.1", r->lport, &ce) != IW_OK)
 		return iw_errf(e, IW_ESTATE, "ref: %s", ce.msg);
 	if (iw_net_accept(r->lfd, timeout_ms > 0 ? timeout_ms : d->cfg->connect_timeout_ms, fd, &ce) != IW_OK)
@@ -73,6 +78,8 @@ static int ref_instruct(iw_driver *d, const iw_dut_instr *in, iw_err *e)
 		return iw_errf(e, IW_EINVAL, "ref: asked for no CRC, but the DUT configuration says crc = required");
 	if (in->reject && !c->reject)
 		return iw_errf(e, IW_EINVAL, "ref: asked to reject, but the DUT configuration says reject = no");
+	if (in->greeting && !c->reflector)
+		return iw_errf(e, IW_EINVAL, "ref: asked for a greeting, but the DUT configuration says reflector = no");
 	if (in->pd_len > IW_REF_PD_MAX)
 		return iw_errf(e, IW_EINVAL, "ref: %zu octets of private data asked for (at most %d)", in->pd_len,
 			       IW_REF_PD_MAX);
@@ -80,6 +87,7 @@ static int ref_instruct(iw_driver *d, const iw_dut_instr *in, iw_err *e)
 	o.markers = in->markers;
 	o.crc_off = in->crc_off;
 	o.reject = in->reject;
+	o.greeting = r->base.greeting || in->greeting;
 	o.pd_len = in->pd ? in->pd_len : 0;
 	if (o.pd_len)
 		memcpy(o.pd, in->pd, o.pd_len);
@@ -121,6 +129,13 @@ int iw_drv_ref_open(iw_driver *d, iw_err *e)
 	o->profile = c->profile;
 	o->role = c->role == IW_ROLE_INITIATOR ? IW_ROLE_INITIATOR : IW_ROLE_RESPONDER;
 	o->reflector = c->reflector;
+	/* The reflector advertises its buffer in its first Send (docs/reflector.md): an initiator at
+	 * once (TI-07, A39), a responder once the peer's first FPDU let it speak (rule 4). */
+	o->greeting = c->reflector;
+	/* The built-in DUT's startup timeout (MPA-6.1-R10a) is only measured, never judged: keep it short
+	 * so the measuring cases do not dominate a run. */
+	o->startup_timeout_ms = 1000;
+	o->reject_pd = c->reject;
 	iw_err fe;
 	if (iw_hostile_find(c->hostile, &o->hostile, &fe) != IW_OK || iw_mutant_find(c->mutant, &o->mutant, &fe) != IW_OK) {
 		free(r);

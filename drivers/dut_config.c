@@ -307,6 +307,7 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 			c->role = IW_ROLE_INITIATOR;
 		else
 			return iw_errf(e, IW_EINVAL, "bad value '%s' for role: use responder or initiator", v);
+		c->role_set = true;
 		return IW_OK;
 	case K_PROFILE: {
 		const iw_profile *p = iw_profile_find(v);

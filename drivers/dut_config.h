@@ -45,6 +45,7 @@ typedef struct iw_dut_config {
 	char dut[512];              /* "ref", "tcp:HOST:PORT", "exec:COMMAND" */
 	const iw_profile *profile;
 	int role;                   /* enum iw_role of the DUT */
+	bool role_set;              /* role was given (file or flag), not defaulted */
 	int mpa_revision;           /* -1 = the profile's */
 	bool markers;               /* can receive with markers */
 	bool crc_off_mode;          /* administrator no-CRC mode available */

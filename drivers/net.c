@@ -140,7 +140,7 @@ int iw_net_connect_result(int fd, iw_err *e)
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 		err = errno;
 	if (err)
-		return iw_errf(e, IW_ESTATE, "connect: %s", strerror(err));
+		return iw_errf(e, IW_ESTATE, "%s", strerror(err));
 	return IW_OK;
 }
 

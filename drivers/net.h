@@ -35,7 +35,8 @@ int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int *fd,
  * (POLLOUT, then iw_net_connect_result). The socket is non-blocking. */
 int iw_net_connect_start(const char *host, uint16_t port, int *fd, bool *in_progress, iw_err *e);
 
-/* The outcome of a non-blocking connect once the socket is writable. */
+/* The outcome of a non-blocking connect once the socket is writable (the message is the
+ * system's, e.g. "Connection refused": the caller names the address). */
 int iw_net_connect_result(int fd, iw_err *e);
 
 /* Listens on host (NULL: 127.0.0.1) at *port; *port 0 picks an ephemeral port and returns it. */

@@ -35,7 +35,11 @@ typedef struct rconn {
 	iw_fault_conn fault;
 	iw_txbuf tx;
 	uint8_t *stag_mem;
-	bool reflector;
+	iw_ref_options o;           /* the per-connection options it was opened with */
+	bool watch_reject;          /* still looking for a REJECTME Request */
+	uint8_t sbuf[IW_MPA_FRAME_HDR_LEN + IW_MPA_IRDORD_LEN + 8];
+	size_t sbuf_len;
+	uint64_t in_total;
 	bool peer_eof;
 	int64_t opened_ms, last_in_ms, last_out_ms, drain_deadline_ms, wake_ms;
 	char peer[64];
@@ -63,6 +67,7 @@ struct iw_ref_server {
 	int64_t redial_ms;
 	bool once_begun;
 	bool accepting;
+	unsigned dial_streak;       /* auto-dial failures in a row (logged once) */
 	uint8_t rbuf[READ_CHUNK];
 };
 
@@ -72,6 +77,7 @@ void iw_ref_options_default(iw_ref_options *o)
 	o->profile = iw_profile_default();
 	o->role = IW_ROLE_RESPONDER;
 	o->reflector = true;
+	o->reject_pd = true;
 	o->startup_timeout_ms = 5000;
 	o->idle_timeout_ms = 30000;
 	snprintf(o->host, sizeof o->host, "127.0.0.1");
@@ -196,6 +202,23 @@ static void peer_name(int fd, char *buf, size_t cap)
 	snprintf(buf, cap, "%s:%u", a, port);
 }
 
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static void greet(iw_ref_server *s, rconn *c)
+{
+	uint8_t g[IW_REF_GREETING_LEN];
+	iw_err e;
+	put_be(g, IW_REF_STAG, 4);
+	put_be(g + 4, 0, 8);
+	put_be(g + 12, IW_REF_STAG_LEN, 4);
+	if (iw_conn_send(c->model, IW_OP_SEND, g, sizeof g, &e) != IW_OK)
+		logf_(s, c, "reflector: cannot send the greeting: %s", e.msg);
+}
+
 static void drain_events(iw_ref_server *s, rconn *c)
 {
 	iw_conn_event ev;
@@ -214,9 +237,11 @@ static void drain_events(iw_ref_server *s, rconn *c)
 			break;
 		case IW_EV_FULL_OPERATION:
 			logf_(s, c, "full operation");
+			if (c->o.reflector && c->o.greeting)
+				greet(s, c);
 			break;
 		case IW_EV_SEND:
-			if (c->reflector && iw_conn_send(c->model, IW_OP_SEND, ev.data, ev.len, &e) != IW_OK)
+			if (c->o.reflector && iw_conn_send(c->model, IW_OP_SEND, ev.data, ev.len, &e) != IW_OK)
 				logf_(s, c, "reflector: cannot echo a Send of %zu octets: %s", ev.len, e.msg);
 			break;
 		case IW_EV_TERMINATE:
@@ -233,6 +258,37 @@ static void drain_events(iw_ref_server *s, rconn *c)
 	}
 }
 
+/* Makes the connection's model from c->o (again, when the reflector decides to reject). */
+static int model_new(rconn *c, iw_err *e)
+{
+	const iw_ref_options *o = &c->o;
+	iw_conn_config cfg;
+	iw_conn_config_default(&cfg, o->profile, o->role);
+	cfg.want_markers = o->markers;
+	cfg.crc_admin_off = o->crc_off;
+	cfg.want_crc = !o->crc_off;
+	cfg.reject = o->reject;
+	cfg.pd = o->pd_len ? o->pd : NULL;
+	cfg.pd_len = o->pd_len;
+	cfg.out_cap = MODEL_OUT_CAP;
+	iw_conn_free(c->model);
+	c->model = NULL;
+	int rc = iw_conn_new(&c->model, &cfg, e);
+	if (rc)
+		return rc;
+	if (o->reflector) {
+		if (!c->stag_mem)
+			c->stag_mem = calloc(1, IW_REF_STAG_LEN);
+		if (!c->stag_mem)
+			return iw_errf(e, IW_ENOSPC, "out of memory");
+		rc = iw_conn_register(c->model, IW_REF_STAG, 0, c->stag_mem, IW_REF_STAG_LEN,
+				      IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE, e);
+		if (rc)
+			return rc;
+	}
+	return iw_conn_start(c->model, e);
+}
+
 static rconn *conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, iw_err *e)
 {
 	rconn *c = calloc(1, sizeof *c);
@@ -246,61 +302,72 @@ static rconn *conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, 
 	c->opened_ms = c->last_in_ms = c->last_out_ms = now;
 	c->wake_ms = -1;
 	snprintf(c->peer, sizeof c->peer, "connecting");
-
-	iw_ref_options o;
 	pthread_mutex_lock(&s->mu);
-	o = s->o;
+	c->o = s->o;
 	pthread_mutex_unlock(&s->mu);
-
-	iw_conn_config cfg;
-	iw_conn_config_default(&cfg, o.profile, o.role);
-	cfg.want_markers = o.markers;
-	cfg.crc_admin_off = o.crc_off;
-	cfg.want_crc = !o.crc_off;
-	cfg.reject = o.reject;
-	cfg.pd = o.pd_len ? o.pd : NULL;
-	cfg.pd_len = o.pd_len;
-	cfg.out_cap = MODEL_OUT_CAP;
-	c->reflector = o.reflector;
+	c->watch_reject = c->o.reflector && c->o.reject_pd && !c->o.reject && c->o.role == IW_ROLE_RESPONDER &&
+			  c->o.profile->startup_frames;
 	c->tx.buf = malloc(TX_CAP);
 	c->tx.cap = TX_CAP;
 	s->nconns++;
-	if (!c->tx.buf) {
-		c->fd = -1;
-		conn_free(s, c);
-		iw_errf(e, IW_ENOSPC, "out of memory");
-		return NULL;
-	}
-	if (iw_conn_new(&c->model, &cfg, e) != IW_OK) {
+	if (!c->tx.buf || model_new(c, e) != IW_OK) {
+		if (!c->tx.buf)
+			iw_errf(e, IW_ENOSPC, "out of memory");
 		c->fd = -1;
 		conn_free(s, c);
 		return NULL;
 	}
-	if (o.reflector) {
-		c->stag_mem = calloc(1, IW_REF_STAG_LEN);
-		if (!c->stag_mem ||
-		    iw_conn_register(c->model, IW_REF_STAG, 0, c->stag_mem, IW_REF_STAG_LEN,
-				     IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE, e) != IW_OK) {
-			if (!c->stag_mem)
-				iw_errf(e, IW_ENOSPC, "out of memory");
-			c->fd = -1;
-			conn_free(s, c);
-			return NULL;
-		}
-	}
-	iw_fault_conn_init(&c->fault, o.hostile, o.mutant, o.profile, o.role,
+	iw_fault_conn_init(&c->fault, c->o.hostile, c->o.mutant, c->o.profile, c->o.role,
 			   (uint64_t)now * 0x9E3779B97F4A7C15ull ^ c->id);
-	if (iw_conn_start(c->model, e) != IW_OK) {
-		c->fd = -1;
-		conn_free(s, c);
-		return NULL;
-	}
 	c->next = s->conns;
 	s->conns = c;
 	pthread_mutex_lock(&s->mu);
 	s->stats.open = s->nconns;
 	pthread_mutex_unlock(&s->mu);
 	return c;
+}
+
+/* The reflector's one decision at startup: a Request carrying the private data REJECTME is
+ * refused with R=1 (MPA-6.1-R2c). The model takes its reject flag when it is made, and it
+ * answers only once the whole Request is in, so the chunk that completes such a Request is
+ * not fed: the model is made anew with reject set and given the whole frame. */
+static void feed(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n)
+{
+	if (c->watch_reject) {
+		uint64_t before = c->in_total;
+		for (size_t i = 0; i < n && c->sbuf_len < sizeof c->sbuf; i++)
+			c->sbuf[c->sbuf_len++] = data[i];
+		c->in_total += n;
+		if (c->sbuf_len >= IW_MPA_FRAME_HDR_LEN) {
+			const uint8_t *h = c->sbuf;
+			size_t pdl = (size_t)h[18] << 8 | h[19];
+			size_t off = IW_MPA_FRAME_HDR_LEN;
+			if (c->o.profile->enhanced && (h[16] & IW_MPA_FLAG_ENHANCED) && pdl >= IW_MPA_IRDORD_LEN)
+				off += IW_MPA_IRDORD_LEN;
+			size_t end = IW_MPA_FRAME_HDR_LEN + pdl;
+			size_t want = sizeof IW_REF_REJECT_PD - 1;
+			if (end - off != want) {
+				c->watch_reject = false;
+			} else if (c->in_total >= end) {
+				c->watch_reject = false;
+				if (memcmp(h + off, IW_REF_REJECT_PD, want) == 0) {
+					iw_err e;
+					logf_(s, c, "reflector: the private data is %s: rejecting", IW_REF_REJECT_PD);
+					c->o.reject = true;
+					if (model_new(c, &e) != IW_OK) {
+						logf_(s, c, "reflector: %s", e.msg);
+						return;
+					}
+					(void)iw_conn_input(c->model, h, end);
+					size_t used = end - (size_t)before;
+					if (used < n)
+						(void)iw_conn_input(c->model, data + used, n - used);
+					return;
+				}
+			}
+		}
+	}
+	(void)iw_conn_input(c->model, data, n);
 }
 
 static void conn_opened(iw_ref_server *s, rconn *c, int64_t now)
@@ -422,7 +489,7 @@ static bool conn_readable(iw_ref_server *s, rconn *c, int64_t now)
 		return true; /* draining: discarded */
 	iw_fault_input(&c->fault, s->rbuf, (size_t)n);
 	if (c->fault.feed_model) {
-		(void)iw_conn_input(c->model, s->rbuf, (size_t)n);
+		feed(s, c, s->rbuf, (size_t)n);
 		drain_events(s, c);
 	}
 	return true;
@@ -462,8 +529,10 @@ static int dial(iw_ref_server *s, const char *host, uint16_t port, bool auto_dia
 	}
 	c->auto_dial = auto_dial;
 	snprintf(c->peer, sizeof c->peer, "%s:%u", host, (unsigned)port);
-	if (!wait)
+	if (!wait) {
+		s->dial_streak = 0;
 		conn_opened(s, c, now);
+	}
 	s->once_begun = true;
 	return IW_OK;
 }
@@ -492,6 +561,8 @@ void iw_ref_server_configure(iw_ref_server *s, const iw_ref_options *o)
 	s->o.crc_off = o->crc_off;
 	s->o.reject = o->reject;
 	s->o.reflector = o->reflector;
+	s->o.greeting = o->greeting;
+	s->o.reject_pd = o->reject_pd;
 	s->o.pd_len = o->pd_len <= IW_REF_PD_MAX ? o->pd_len : IW_REF_PD_MAX;
 	memcpy(s->o.pd, o->pd, s->o.pd_len);
 	s->o.hostile = o->hostile;
@@ -526,8 +597,11 @@ static void accept_all(iw_ref_server *s, int64_t now)
 		}
 		conn_opened(s, c, now);
 		if (s->o.once) {
+			/* Refuse further connections now, rather than let them queue and be reset. */
 			s->accepting = false;
 			s->once_begun = true;
+			close(s->lfd);
+			s->lfd = -1;
 		}
 	}
 }
@@ -583,7 +657,8 @@ int iw_ref_server_run(iw_ref_server *s, volatile sig_atomic_t *stop, iw_err *e)
 			s->redial_ms = -1;
 			iw_err de;
 			if (dial(s, s->o.host, s->o.port, true, now, &de) != IW_OK) {
-				logf_(s, NULL, "%s", de.msg);
+				if (s->dial_streak++ == 0)
+					logf_(s, NULL, "%s (retrying every %d ms)", de.msg, REDIAL_MS);
 				if (s->o.once) {
 					rc = iw_errf(e, IW_ESTATE, "%s", de.msg);
 					goto out;
@@ -670,9 +745,11 @@ int iw_ref_server_run(iw_ref_server *s, volatile sig_atomic_t *stop, iw_err *e)
 			if (c->st == RC_CONNECTING) {
 				iw_err ce;
 				if (iw_net_connect_result(c->fd, &ce) == IW_OK) {
+					s->dial_streak = 0;
 					conn_opened(s, c, now);
 				} else {
-					logf_(s, c, "%s", ce.msg);
+					if (s->dial_streak++ == 0)
+						logf_(s, c, "cannot connect: %s", ce.msg);
 					stat_add(s, &s->stats.dial_failures);
 					alive = false;
 					if (s->o.once) {

@@ -12,6 +12,12 @@
  * a SHOULD: the whole startup frame must arrive within it, default 5 s) and the idle timeout
  * (no octet in either direction, default 30 s).
  *
+ * The reflector (design.md "The DUT contract", requirements.md REFLECTOR) echoes every
+ * delivered Send as a Send with the same payload, serves RDMA Read Requests and accepts RDMA
+ * Writes on its tagged buffer (STag 0x1000, TO 0, 64 KiB), refuses a Request whose private
+ * data is "REJECTME", and, when asked, greets: its first Send advertises the buffer as
+ * STag (4) | TO (8) | length (4), big-endian.
+ *
  * Roles: a responder listens (host:port, port 0 = ephemeral) and accepts; an initiator
  * connects out, to host:port given in the options (reconnecting 100 ms after each
  * connection ends, unless once) or on request through iw_ref_server_dial().
@@ -38,6 +44,8 @@
 #define IW_REF_PD_MAX       1024
 #define IW_REF_STAG         0x1000u     /* the reflector's tagged buffer */
 #define IW_REF_STAG_LEN     65536u
+#define IW_REF_GREETING_LEN 16          /* STag (4) | TO (8) | length (4), big-endian */
+#define IW_REF_REJECT_PD    "REJECTME"
 
 typedef struct iw_ref_options {
 	const iw_profile *profile;
@@ -46,7 +54,11 @@ typedef struct iw_ref_options {
 	bool markers;               /* M=1: wants markers on what it receives */
 	bool crc_off;               /* administrator no-CRC mode: sends C=0, CRC off if the peer agrees */
 	bool reject;                /* answers every Request with R=1 */
-	bool reflector;             /* echoes Sends; advertises STag 0x1000 (64 KiB, TO 0, read+write) */
+	bool reflector;             /* echoes Sends; STag 0x1000 (64 KiB at TO 0) open to remote read and write */
+	bool greeting;              /* reflector: a greeting Send as soon as full operation is reached
+				     * (a responder's waits for the peer's first FPDU, rule 4) */
+	bool reject_pd;             /* reflector: a Request carrying the private data "REJECTME" gets
+				     * R=1 (MPA-6.1-R2c: the application finds the PD unacceptable) */
 	uint8_t pd[IW_REF_PD_MAX];  /* private data of our Request or Reply */
 	size_t pd_len;
 	enum iw_hostile hostile;
@@ -61,7 +73,8 @@ typedef struct iw_ref_options {
 	FILE *log;                  /* one line per connection event, or NULL */
 } iw_ref_options;
 
-/* Responder on 127.0.0.1, ephemeral port, rfc5044, reflector on, everything else off. */
+/* Responder on 127.0.0.1, ephemeral port, rfc5044, reflector on (rejecting "REJECTME",
+ * no greeting), everything else off. */
 void iw_ref_options_default(iw_ref_options *o);
 
 typedef struct iw_ref_stats {
@@ -97,7 +110,7 @@ void iw_ref_server_free(iw_ref_server *s);
 /* Initiator: one more outgoing connection to host:port (thread-safe). */
 int iw_ref_server_dial(iw_ref_server *s, const char *host, uint16_t port, iw_err *e);
 
-/* Takes the per-connection fields of o (markers .. mutant) for connections opened from now on
+/* Takes the per-connection fields of o (markers .. mutant, greeting, reject_pd) for connections opened from now on
  * (thread-safe). */
 void iw_ref_server_configure(iw_ref_server *s, const iw_ref_options *o);
 

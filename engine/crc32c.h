@@ -24,8 +24,8 @@ uint32_t iw_crc32c_extend(uint32_t crc, const void *buf, size_t len);
 /* CRC of buf alone. */
 static inline uint32_t iw_crc32c(const void *buf, size_t len) { return iw_crc32c_extend(0, buf, len); }
 
-/* The two implementations, for tests and benchmarks. iw_crc32c_extend_hw must only be
- * called when iw_crc32c_hw_available() is true. */
+/* The portable implementation and the best hardware one, for tests and benchmarks.
+ * iw_crc32c_extend_hw must only be called when iw_crc32c_hw_available() is true. */
 uint32_t iw_crc32c_extend_sw(uint32_t crc, const void *buf, size_t len);
 uint32_t iw_crc32c_extend_hw(uint32_t crc, const void *buf, size_t len);
 bool iw_crc32c_hw_available(void);

@@ -116,13 +116,10 @@ int cmd_run(int argc, char **argv)
 	} else if (profile && iw_dut_config_set(&o.dut, "profile", profile, &e)) {
 		return bad("%s", e.msg);
 	}
-	if (role) {
-		if (iw_dut_config_set(&o.dut, "role", role, &e))
-			return bad("%s", e.msg);
-		o.role_fixed = true;
-	} else if (config || strncmp(o.dut.dut, "ref", 3)) {
-		o.role_fixed = true;
-	}
+	if (role && iw_dut_config_set(&o.dut, "role", role, &e))
+		return bad("%s", e.msg);
+	/* The built-in DUT plays whichever role a case needs unless a role was declared. */
+	o.role_fixed = o.dut.role_set || strncmp(o.dut.dut, "ref", 3) != 0;
 	iw_catalog cat;
 	if (iw_catalog_load(&cat, case_dir, select, argv[0], &e)) {
 		fprintf(stderr, "iwspec run: %s\n", e.msg);

@@ -27,7 +27,8 @@ static void serve_usage(FILE *f)
 	iw_profile_names(profiles, sizeof profiles);
 	fprintf(f,
 		"usage: iwspec serve [--port N] [--host H] [--profile P] [--role responder|initiator]\n"
-		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--pd TEXT]\n"
+		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--greeting]\n"
+		"                    [--pd TEXT]\n"
 		"                    [--once] [--hostile MODE] [--mutant NAME]\n"
 		"                    [--startup-timeout DUR] [--idle-timeout DUR] [--quiet]\n"
 		"\n"
@@ -44,8 +45,13 @@ static void serve_usage(FILE *f)
 		"  --markers            send M=1: want markers on what it receives\n"
 		"  --crc-off            administrator no-CRC mode: send C=0 (CRCs stay on if the peer sends C=1)\n"
 		"  --reject             answer every Request with R=1\n"
-		"  --no-reflector       run no reflector (by default every Send is echoed and STag 0x1000,\n"
-		"                       64 KiB at TO 0, is open to remote read and write)\n"
+		"  --no-reflector       run no reflector (by default every Send is echoed, STag 0x1000,\n"
+		"                       64 KiB at TO 0, is open to remote read and write, and a Request\n"
+		"                       with the private data REJECTME is answered with R=1)\n"
+		"  --greeting           the reflector's first Send, as soon as full operation is reached,\n"
+		"                       advertises its buffer: STag (4) | TO (8) | length (4), big-endian\n"
+		"                       (default for an initiator; a responder's waits for the peer's\n"
+		"                       first FPDU, MPA-6.1-R4)\n"
 		"  --pd TEXT            private data for its Request or Reply (at most %d octets)\n"
 		"  --once               serve one connection, then exit\n"
 		"  --startup-timeout D  close when the peer's startup frame is not complete after D\n"
@@ -118,6 +124,8 @@ int cmd_serve(int argc, char **argv)
 			o.reject = true;
 		} else if (!strcmp(a, "--no-reflector")) {
 			o.reflector = false;
+		} else if (!strcmp(a, "--greeting")) {
+			o.greeting = true;
 		} else if (!strcmp(a, "--once")) {
 			o.once = true;
 		} else if (!strcmp(a, "--quiet")) {
@@ -174,6 +182,9 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (o.role == IW_ROLE_INITIATOR && (!have_port || o.port == 0))
 		return usage_error("an initiator needs --port: the port to connect to%s", "");
+	/* An initiator's reflector speaks first (A39), as the ref driver's does. */
+	if (o.role == IW_ROLE_INITIATOR)
+		o.greeting = true;
 
 	iw_ref_server *s;
 	iw_err e;

@@ -59,6 +59,13 @@ typedef struct ctx {
 	bool rx_ready;
 	uint32_t msn[4];
 	split_cfg split;
+	/* the reflector's advertised tagged buffer (its greeting), defaults for write/read */
+	size_t fullop_in_off;       /* where full operation began in `in` (for diagnosis) */
+	bool fullop_in_valid;
+	bool have_adv;
+	uint32_t adv_stag;
+	uint64_t adv_to;
+	uint32_t adv_len;
 	/* the model of a conforming DUT, fed what the harness sends */
 	iw_conn *model;
 	/* verdict */
@@ -146,6 +153,8 @@ static void conn_reset_state(ctx *x)
 	x->sent_frame_valid = x->got_frame_valid = false;
 	x->full_op = false;
 	x->rx_ready = false;
+	x->have_adv = false;
+	x->fullop_in_valid = false;
 	memset(x->msn, 0, sizeof x->msn);
 	for (int i = 0; i < 4; i++)
 		x->msn[i] = 1;
@@ -174,6 +183,7 @@ static void pump(ctx *x, size_t want, int64_t deadline)
 		if (x->in_len == RX_LIMIT) {
 			if (x->in_cur == 0)
 				return; /* full of unconsumed octets: the expectation will judge what is there */
+			x->fullop_in_valid = false;
 			memmove(x->in, x->in + x->in_cur, x->in_len - x->in_cur);
 			x->in_len -= x->in_cur;
 			x->in_cur = 0;
@@ -395,6 +405,8 @@ static void enter_full_operation(ctx *x)
 	iw_mpa_tx_init(&x->tx, x->p, m_to_dut, crc);
 	iw_mpa_rx_init(x->rx, x->p, m_from_dut, crc);
 	x->rx_ready = true;
+	x->fullop_in_off = x->in_cur;
+	x->fullop_in_valid = true;
 	x->full_op = true;
 	note(x, "full operation: markers to DUT %s, from DUT %s, CRC %s", m_to_dut ? "on" : "off",
 	     m_from_dut ? "on" : "off", crc ? "on" : "off");
@@ -409,6 +421,18 @@ static bool pattern_ok(const iw_step *s, const char *name, int64_t seen, char *w
 		return true;
 	snprintf(why, cap, "%s=%lld expected, %lld seen", name, (long long)a->i, (long long)seen);
 	return false;
+}
+
+/* The frame checks are written for the receiver; a frame the DUT sent breaks the sender's rule. */
+static const char *sender_req(const char *receiver_req, enum iw_mpa_kind kind)
+{
+	if (!strcmp(receiver_req, "MPA-6.1.1-07"))
+		return "MPA-6.1.1-06";
+	if (!strcmp(receiver_req, "MPA-6.1-R5") || !strcmp(receiver_req, "MPA-6.1-R8a"))
+		return kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01";
+	if (!strcmp(receiver_req, "MPA-6.1-R9a"))
+		return "MPA-6.1.1-08";
+	return receiver_req;
 }
 
 /* Consumes one startup frame of the DUT and judges it. */
@@ -434,6 +458,10 @@ static bool exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 		if (got)
 			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "raw", x->in + x->in_cur, got,
 				       "%zu octets of an incomplete %s", got, kind_name(kind));
+		if (got >= IW_MPA_FRAME_HDR_LEN)
+			return fail(x, "MPA-6.1.1-08", "the DUT's %s announces PD_Length %u but only %zu octets of private "
+				    "data arrived before %s", kind_name(kind), f.pd_length, got - IW_MPA_FRAME_HDR_LEN,
+				    x->rst ? "a reset" : x->fin ? "its FIN" : "the wait ended");
 		return fail(x, req, "expected a %s frame; %s after %zu of %zu octets", kind_name(kind),
 			    x->rst ? "the DUT reset the connection" : x->fin ? "the DUT closed (FIN)" : "nothing more arrived",
 			    got, flen);
@@ -453,8 +481,8 @@ static bool exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	iw_viol_list l = {.v = vs, .cap = 16};
 	iw_mpa_frame_check(x->p, &f, kind, &l);
 	if (l.n)
-		return fail(x, vs[0].req, "the DUT's %s breaks %s: %s (seen: %s)", kind_name(kind), vs[0].req,
-			    vs[0].detail, sum);
+		return fail(x, sender_req(vs[0].req, kind), "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
+			    kind_name(kind), kind == IW_MPA_REPLY ? "responder" : "initiator", vs[0].detail, sum);
 	char why[128];
 	const iw_arg *k = iw_step_arg(s, "key");
 	if (k && !k->is_pattern_any) {
@@ -517,6 +545,9 @@ static int layer_value(const iw_arg *a)
 	return (int)a->i;
 }
 
+/* The octet pattern `send <msg> size=N` sends, so `expect <msg> size=N` can check an echo. */
+static uint8_t size_pattern(size_t i) { return (uint8_t)(i * 7 + 3); }
+
 static bool act_send_fpdu(ctx *x, const iw_step *s)
 {
 	if (!x->full_op) {
@@ -538,8 +569,9 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 	if (msg_types[ti].opcode == IW_OP_READ_REQ && strcmp(s->word, "ddp")) {
 		iw_read_req rr = {
 			.sink_stag = (uint32_t)arg_i(s, "sink_stag", 0x2000), .sink_to = (uint64_t)arg_i(s, "sink_to", 0),
-			.size = (uint32_t)arg_i(s, "rsize", 0), .src_stag = (uint32_t)arg_i(s, "src_stag", 0x1000),
-			.src_to = (uint64_t)arg_i(s, "src_to", 0),
+			.size = (uint32_t)arg_i(s, "rsize", 0),
+			.src_stag = (uint32_t)arg_i(s, "src_stag", x->have_adv ? x->adv_stag : 0x1000),
+			.src_to = (uint64_t)arg_i(s, "src_to", x->have_adv ? (int64_t)x->adv_to : 0),
 		};
 		iw_read_req_encode(&rr, body_fixed);
 		body = body_fixed;
@@ -564,7 +596,7 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		if (!owned)
 			return herror(x, "out of memory");
 		for (int64_t i = 0; i < a->i; i++)
-			owned[i] = (uint8_t)(i * 7 + 3);
+			owned[i] = size_pattern((size_t)i);
 		body = owned;
 		body_len = (size_t)a->i;
 	}
@@ -585,7 +617,7 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		h.rsvdulp[1] = (uint8_t)(v >> 24), h.rsvdulp[2] = (uint8_t)(v >> 16);
 		h.rsvdulp[3] = (uint8_t)(v >> 8), h.rsvdulp[4] = (uint8_t)v;
 	}
-	h.stag = (uint32_t)arg_i(s, "stag", 0x1000);
+	h.stag = (uint32_t)arg_i(s, "stag", x->have_adv ? x->adv_stag : 0x1000);
 	h.to = (uint64_t)arg_i(s, "to", 0);
 	int qn = msg_types[ti].qn < 0 ? 0 : msg_types[ti].qn;
 	h.qn = (uint32_t)arg_i(s, "qn", qn);
@@ -688,6 +720,39 @@ static bool act_send_raw(ctx *x, const iw_step *s)
 	return send_cut(x, a->bytes, a->nbytes);
 }
 
+/* When the DUT's stream fails to decode, tells whether it decodes with the opposite marker
+ * setting: then the fault is the DUT's marker negotiation, not its CRC (MPA-6.1.1-M1/M2). */
+static bool decodes_with_markers(ctx *x, bool markers)
+{
+	if (!x->fullop_in_valid || x->fullop_in_off > x->in_len)
+		return false;
+	iw_mpa_rx *alt = malloc(sizeof *alt);
+	iw_fpdu *fp = malloc(sizeof *fp);
+	bool ok = false;
+	if (alt && fp) {
+		iw_mpa_rx_init(alt, x->p, markers, x->rx->crc);
+		const uint8_t *b = x->in + x->fullop_in_off;
+		size_t n = x->in_len - x->fullop_in_off, nf = 0;
+		while (n) {
+			size_t used = 0;
+			iw_violation v;
+			enum iw_rx_status st = iw_mpa_rx_push(alt, b, n, &used, fp, &v);
+			b += used;
+			n -= used;
+			if (st == IW_RX_ERROR)
+				break;
+			if (st == IW_RX_FPDU)
+				nf++;
+			if (st == IW_RX_NEED_MORE)
+				break;
+		}
+		ok = nf > 0 && !alt->failed;
+	}
+	free(alt);
+	free(fp);
+	return ok;
+}
+
 /* Reads the next complete FPDU of the DUT; false with a failure recorded when none comes. */
 static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx)
 {
@@ -721,6 +786,11 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 						    (unsigned long long)fp->start);
 				return true;
 			}
+			if (st == IW_RX_ERROR && decodes_with_markers(x, !x->rx->markers))
+				return fail(x, x->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
+					    "%s: the DUT's FPDUs %s markers: they decode only %s them (%s)", req_ctx,
+					    x->rx->markers ? "lack the requested" : "carry unrequested",
+					    x->rx->markers ? "without" : "with", err.detail);
 			if (st == IW_RX_ERROR)
 				return fail(x, err.req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]", req_ctx,
 					    (unsigned long long)err.offset, err.detail,
@@ -761,81 +831,158 @@ static bool code_matches(ctx *x, const iw_step *s, const iw_terminate *t, char *
 	return false;
 }
 
+#define MSG_MAX (16u << 20)
+
+/* One DDP message of the DUT, reassembled from its segments, each segment checked against the
+ * data source rules: DV and reserved bits (DDP-6.1-08/09), ULPDU size (MPA-3.2-04), MO or TO
+ * progression (DDP-7.2-05/07), constant QN/MSN/STag and RsvdULP (DDP-6.3-04/07/11, DDP-6.2-04/08),
+ * L only on the last segment (DDP-6.1-03/04). */
+typedef struct dut_msg {
+	iw_ddp_hdr first;
+	unsigned rv, opcode;
+	uint8_t *data;
+	size_t len;
+	size_t nseg;
+} dut_msg;
+
+static bool read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw_fpdu *fp)
+{
+	memset(dm, 0, sizeof *dm);
+	for (;;) {
+		if (!next_fpdu(x, deadline, fp, what))
+			return false;
+		iw_rdmap_msg m;
+		iw_violation v;
+		if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v))
+			return fail(x, v.req, "%s: the DUT sent an invalid RDMAP message: %s", what, v.detail);
+		if (m.ddp.dv != x->p->ddp_version)
+			return fail(x, "DDP-6.1-09", "%s: the DUT's DDP version is %u, %u required", what, m.ddp.dv,
+				    x->p->ddp_version);
+		if (m.ddp.rsvd)
+			return fail(x, "DDP-6.1-08", "%s: the DUT set DDP reserved bits 0x%x", what, m.ddp.rsvd);
+		if (fp->ulpdu_length > IW_MPA_MULPDU_MAX)
+			return fail(x, "MPA-3.2-04", "%s: the DUT sent a ULPDU of %u octets, more than 64768", what,
+				    fp->ulpdu_length);
+		if (dm->nseg == 0) {
+			dm->first = m.ddp;
+			dm->rv = m.rv;
+			dm->opcode = m.opcode;
+		} else if (m.ddp.tagged != dm->first.tagged || m.opcode != dm->opcode) {
+			return fail(x, "DDP-6.1-03", "%s: a new %s began before the DUT's %s ended with L=1", what,
+				    iw_rdmap_op(m.opcode)->name, iw_rdmap_op(dm->opcode)->name);
+		} else if (m.ddp.tagged) {
+			if (m.ddp.stag != dm->first.stag)
+				return fail(x, "DDP-6.2-08", "%s: STag changed within a message (0x%x then 0x%x)", what,
+					    dm->first.stag, m.ddp.stag);
+			if (m.ddp.to != dm->first.to + dm->len)
+				return fail(x, "DDP-7.2-07", "%s: segment TO 0x%llx, expected initial TO + %zu = 0x%llx", what,
+					    (unsigned long long)m.ddp.to, dm->len, (unsigned long long)(dm->first.to + dm->len));
+			if (m.ddp.rsvdulp[0] != dm->first.rsvdulp[0])
+				return fail(x, "DDP-6.2-04", "%s: RsvdULP changed within a tagged message", what);
+		} else {
+			if (m.ddp.qn != dm->first.qn)
+				return fail(x, "DDP-6.3-07", "%s: QN changed within a message (%u then %u)", what,
+					    dm->first.qn, m.ddp.qn);
+			if (m.ddp.msn != dm->first.msn)
+				return fail(x, "DDP-6.3-11", "%s: MSN changed within a message (%u then %u)", what,
+					    dm->first.msn, m.ddp.msn);
+			if (memcmp(m.ddp.rsvdulp, dm->first.rsvdulp, 5))
+				return fail(x, "DDP-6.3-04", "%s: RsvdULP changed within an untagged message", what);
+		}
+		if (!m.ddp.tagged && m.ddp.mo != dm->len)
+			return fail(x, "DDP-7.2-05", "%s: segment %zu has MO %u, expected %zu (the octets before it)", what,
+				    dm->nseg + 1, m.ddp.mo, dm->len);
+		if (dm->len + m.payload_len > MSG_MAX)
+			return fail(x, NULL, "%s: the DUT's message grows past %u octets without L=1", what, MSG_MAX);
+		uint8_t *nd = realloc(dm->data, dm->len + m.payload_len + 1);
+		if (!nd)
+			return herror(x, "out of memory");
+		dm->data = nd;
+		memcpy(dm->data + dm->len, m.payload, m.payload_len);
+		dm->len += m.payload_len;
+		dm->nseg++;
+		if (m.ddp.last)
+			return true;
+	}
+}
+
 static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 {
 	int64_t deadline = within_deadline(x, s);
 	iw_fpdu *fp = malloc(sizeof *fp);
 	if (!fp)
 		return herror(x, "out of memory");
-	bool ok = false;
 	const char *what = terminate ? "terminate" : s->word;
-	for (;;) {
-		if (!next_fpdu(x, deadline, fp, what))
-			break;
-		iw_rdmap_msg m;
-		iw_violation v;
-		if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v)) {
-			fail(x, v.req, "the DUT sent an invalid RDMAP message: %s", v.detail);
-			break;
-		}
-		if (m.ddp.dv != x->p->ddp_version) {
-			fail(x, "DDP-6.1-09", "the DUT's DDP version is %u, %u required", m.ddp.dv, x->p->ddp_version);
-			break;
-		}
-		if (m.ddp.rsvd) {
-			fail(x, "DDP-6.1-08", "the DUT set DDP reserved bits 0x%x", m.ddp.rsvd);
-			break;
-		}
-		char why[200] = "";
-		if (terminate) {
-			if (m.opcode != IW_OP_TERMINATE) {
-				fail(x, NULL, "expected a Terminate, the DUT sent %s", iw_rdmap_op(m.opcode)->name);
-				break;
-			}
-			iw_terminate t;
-			iw_err e;
-			if (iw_terminate_decode(m.payload, m.payload_len, &t, &e)) {
-				fail(x, "RFC5040-4.8", "the DUT's Terminate cannot be decoded: %s", e.msg);
-				break;
-			}
+	dut_msg dm;
+	bool ok = read_message(x, deadline, what, &dm, fp);
+	char why[200] = "";
+	if (!ok) {
+		/* recorded */
+	} else if (terminate) {
+		iw_terminate t;
+		iw_err e;
+		if (dm.opcode != IW_OP_TERMINATE) {
+			ok = fail(x, NULL, "expected a Terminate, the DUT sent %s", iw_rdmap_op(dm.opcode)->name);
+		} else if (iw_terminate_decode(dm.data, dm.len, &t, &e)) {
+			ok = fail(x, "RFC5040-4.8", "the DUT's Terminate cannot be decoded: %s", e.msg);
+		} else {
 			note(x, "Terminate %s M=%d D=%d R=%d", iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r);
 			if (!code_matches(x, s, &t, why, sizeof why) || !pattern_ok(s, "m", t.m, why, sizeof why) ||
-			    !pattern_ok(s, "d", t.d, why, sizeof why) || !pattern_ok(s, "r", t.r, why, sizeof why)) {
-				fail(x, NULL, "%s", why);
-				break;
-			}
-			ok = true;
-			break;
+			    !pattern_ok(s, "d", t.d, why, sizeof why) || !pattern_ok(s, "r", t.r, why, sizeof why))
+				ok = fail(x, NULL, "%s", why);
 		}
+	} else if (!strcmp(s->word, "greeting")) {
+		if (dm.opcode != IW_OP_SEND || dm.len != 16) {
+			ok = fail(x, NULL, "expected the reflector's greeting (a Send of 16 octets: STag, TO, length), the "
+				  "DUT sent %s with %zu payload octets", iw_rdmap_op(dm.opcode)->name, dm.len);
+		} else {
+			const uint8_t *g = dm.data;
+			x->adv_stag = (uint32_t)g[0] << 24 | (uint32_t)g[1] << 16 | (uint32_t)g[2] << 8 | g[3];
+			x->adv_to = 0;
+			for (int i = 4; i < 12; i++)
+				x->adv_to = x->adv_to << 8 | g[i];
+			x->adv_len = (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 | (uint32_t)g[14] << 8 | g[15];
+			x->have_adv = true;
+			note(x, "the reflector advertises STag 0x%x, TO 0x%llx, %u octets", x->adv_stag,
+			     (unsigned long long)x->adv_to, x->adv_len);
+		}
+	} else {
 		if (strcmp(s->word, "any") && strcmp(s->word, "fpdu")) {
 			size_t ti = 0;
 			while (ti < sizeof msg_types / sizeof msg_types[0] && strcmp(msg_types[ti].word, s->word))
 				ti++;
-			if (ti < sizeof msg_types / sizeof msg_types[0] && msg_types[ti].opcode != m.opcode) {
-				fail(x, NULL, "expected %s, the DUT sent %s", iw_rdmap_op(msg_types[ti].opcode)->name,
-				     iw_rdmap_op(m.opcode)->name);
-				break;
-			}
+			if (ti < sizeof msg_types / sizeof msg_types[0] && msg_types[ti].opcode != dm.opcode)
+				ok = fail(x, NULL, "expected %s, the DUT sent %s", iw_rdmap_op(msg_types[ti].opcode)->name,
+					  iw_rdmap_op(dm.opcode)->name);
 		}
 		const iw_arg *d = iw_step_arg(s, "data");
-		if (d && !d->is_pattern_any && (d->nbytes != m.payload_len || memcmp(d->bytes, m.payload, m.payload_len))) {
-			fail(x, "DDP-7.2-03", "payload differs: expected %zu octets, seen %zu", d->nbytes, m.payload_len);
-			break;
+		const iw_arg *sz = iw_step_arg(s, "size");
+		if (ok && d && !d->is_pattern_any && (d->nbytes != dm.len || memcmp(d->bytes, dm.data, dm.len)))
+			ok = fail(x, "DDP-7.2-03", "payload differs: expected %zu octets, seen %zu in %zu segment%s", d->nbytes,
+				  dm.len, dm.nseg, dm.nseg == 1 ? "" : "s");
+		if (ok && sz && !sz->is_pattern_any) {
+			size_t bad = dm.len;
+			for (size_t i = 0; i < dm.len && bad == dm.len; i++)
+				if (dm.data[i] != size_pattern(i))
+					bad = i;
+			if ((size_t)sz->i != dm.len || bad != dm.len)
+				ok = fail(x, "DDP-7.2-03", "expected %lld octets of the size pattern, seen %zu octets in %zu "
+					  "segments%s", (long long)sz->i, dm.len, dm.nseg,
+					  bad != dm.len ? " with different content" : "");
 		}
-		if (!pattern_ok(s, "qn", m.ddp.qn, why, sizeof why) || !pattern_ok(s, "msn", m.ddp.msn, why, sizeof why) ||
-		    !pattern_ok(s, "mo", m.ddp.mo, why, sizeof why) || !pattern_ok(s, "last", m.ddp.last, why, sizeof why) ||
-		    !pattern_ok(s, "opcode", m.opcode, why, sizeof why) || !pattern_ok(s, "rv", m.rv, why, sizeof why) ||
-		    !pattern_ok(s, "dv", m.ddp.dv, why, sizeof why)) {
-			fail(x, NULL, "%s", why);
-			break;
-		}
-		if (iw_step_arg(s, "marker_first") && fp->nmarkers && fp->markers[0].pos != fp->start) {
-			fail(x, "MPA-6.1-R7", "the DUT's first FPDU does not begin with a marker");
-			break;
-		}
-		ok = true;
-		break;
+		if (ok && (!pattern_ok(s, "qn", dm.first.qn, why, sizeof why) ||
+			   !pattern_ok(s, "msn", dm.first.msn, why, sizeof why) ||
+			   !pattern_ok(s, "mo", dm.first.mo, why, sizeof why) ||
+			   !pattern_ok(s, "opcode", dm.opcode, why, sizeof why) ||
+			   !pattern_ok(s, "rv", dm.rv, why, sizeof why) || !pattern_ok(s, "dv", dm.first.dv, why, sizeof why) ||
+			   !pattern_ok(s, "stag", dm.first.stag, why, sizeof why)))
+			ok = fail(x, NULL, "%s", why);
+		if (ok && iw_step_arg(s, "last") && arg_i(s, "last", 1) == 1 && dm.nseg != 1)
+			ok = fail(x, NULL, "expected a single-segment message, the DUT used %zu segments", dm.nseg);
 	}
+	if (ok && iw_step_arg(s, "marker_first") && dm.nseg && x->rx->markers && fp->nmarkers == 0 && fp->start == 0)
+		ok = fail(x, "MPA-6.1-R7", "the DUT's first FPDU does not begin with a marker");
+	free(dm.data);
 	free(fp);
 	return ok;
 }

@@ -188,6 +188,10 @@ TEST(drivers_ref_responder_exchange)
 		CHECK(model_until(fd, m, IW_EV_FULL_OPERATION, 1000, &ev, NULL, 0));
 		iw_err e;
 		CHECK_EQ(iw_conn_send(m, IW_OP_SEND, (const uint8_t *)"ping-reflector", 14, &e), IW_OK);
+		/* The reflector's first Send advertises its buffer (docs/reflector.md), then it echoes. */
+		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, echo, sizeof echo));
+		CHECK_EQ(ev.len, IW_REF_GREETING_LEN);
+		CHECK_MEM(echo, "\x00\x00\x10\x00", 4);
 		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, echo, sizeof echo));
 		CHECK_EQ(ev.len, 14);
 		CHECK_MEM(echo, "ping-reflector", 14);
@@ -237,15 +241,13 @@ TEST(drivers_ref_initiator_accept)
 		CHECK(m && model_until(fd, m, IW_EV_FRAME_ACCEPTED, 1000, &ev, NULL, 0));
 		CHECK(!ev.frame.m);
 		CHECK(ev.frame.c);
-		/* our Reply goes out; the DUT must not close on it */
-		size_t n;
-		const uint8_t *o = iw_conn_output_peek(m, &n);
-		CHECK(n >= IW_MPA_FRAME_HDR_LEN);
-		CHECK_EQ(iw_net_write_all(fd, o, n, 1000, NULL), IW_OK);
-		uint8_t buf[16];
-		int st;
-		read_for(fd, buf, sizeof buf, 150, &st);
-		CHECK_EQ(st, IW_NET_TIMEOUT);
+		/* our Reply goes out; the initiator's reflector speaks first: its greeting advertises
+		 * STag 0x1000, TO 0, 64 KiB */
+		uint8_t g[32];
+		CHECK(m && model_until(fd, m, IW_EV_SEND, 1000, &ev, g, sizeof g));
+		CHECK_EQ(ev.len, IW_REF_GREETING_LEN);
+		CHECK_EQ(ev.msn, 1);
+		CHECK_MEM(g, "\x00\x00\x10\x00" "\x00\x00\x00\x00\x00\x00\x00\x00" "\x00\x01\x00\x00", 16);
 		iw_conn_free(m);
 		close(fd);
 	}
@@ -290,6 +292,89 @@ TEST(drivers_ref_instruct)
 	CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
 	CHECK(!(buf[16] & IW_MPA_FLAG_R));
 	CHECK_EQ(buf[19], 0);
+	end_case(d, fd);
+}
+
+/* MPA-6.1-R2c: the reflector finds the private data "REJECTME" unacceptable: R=1. */
+TEST(drivers_ref_rejects_rejectme)
+{
+	for (int reject_cap = 0; reject_cap < 2; reject_cap++) {
+		iw_dut_config c;
+		int fd, st;
+		uint8_t buf[64];
+		cfg_ref(&c, NULL, NULL);
+		c.reject = reject_cap;
+		iw_driver *d = ref_connect(&c, &fd);
+		if (!d || fd < 0) {
+			end_case(d, fd);
+			continue;
+		}
+		iw_mpa_frame f;
+		size_t n;
+		iw_mpa_frame_init(&f, iw_profile_default(), IW_MPA_REQUEST);
+		f.pd = (const uint8_t *)"REJECTME";
+		f.pd_len = 8;
+		CHECK_EQ(iw_mpa_frame_encode(&f, buf, sizeof buf, &n, NULL), IW_OK);
+		/* in two pieces, the second completing the frame */
+		CHECK_EQ(iw_net_write_all(fd, buf, 22, 1000, NULL), IW_OK);
+		usleep(20000);
+		CHECK_EQ(iw_net_write_all(fd, buf + 22, n - 22, 1000, NULL), IW_OK);
+		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+		CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
+		CHECK_EQ(!!(buf[16] & IW_MPA_FLAG_R), reject_cap);
+		end_case(d, fd);
+	}
+	/* any other private data is accepted */
+	iw_dut_config c;
+	int fd, st;
+	uint8_t buf[64];
+	cfg_ref(&c, NULL, NULL);
+	iw_driver *d = ref_connect(&c, &fd);
+	if (d && fd >= 0) {
+		iw_mpa_frame f;
+		size_t n;
+		iw_mpa_frame_init(&f, iw_profile_default(), IW_MPA_REQUEST);
+		f.pd = (const uint8_t *)"ACCEPTME";
+		f.pd_len = 8;
+		CHECK_EQ(iw_mpa_frame_encode(&f, buf, sizeof buf, &n, NULL), IW_OK);
+		CHECK_EQ(iw_net_write_all(fd, buf, n, 1000, NULL), IW_OK);
+		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+		CHECK_EQ(buf[16] & IW_MPA_FLAG_R, 0);
+	}
+	end_case(d, fd);
+}
+
+/* A responder's greeting, when asked for, waits for the peer's first FPDU (MPA-6.1-R4). */
+TEST(drivers_ref_responder_greeting_waits)
+{
+	iw_dut_config c;
+	iw_err e;
+	int fd, st;
+	cfg_ref(&c, NULL, NULL);
+	iw_driver *d = ref_connect(&c, &fd);
+	if (!d)
+		return;
+	close(fd);
+	iw_dut_instr in;
+	memset(&in, 0, sizeof in);
+	in.greeting = true;
+	CHECK_EQ(iw_driver_instruct(d, &in, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, 1000, &e), IW_OK);
+	iw_conn *m = harness_model(IW_ROLE_INITIATOR, false);
+	iw_conn_event ev;
+	uint8_t buf[64];
+	CHECK(m && model_until(fd, m, IW_EV_FULL_OPERATION, 1000, &ev, NULL, 0));
+	CHECK_EQ(read_for(fd, buf, sizeof buf, 300, &st), 0);
+	CHECK_EQ(st, IW_NET_TIMEOUT);
+	if (m) {
+		CHECK_EQ(iw_conn_send(m, IW_OP_SEND, (const uint8_t *)"hi", 2, &e), IW_OK);
+		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, buf, sizeof buf));
+		CHECK_EQ(ev.len, IW_REF_GREETING_LEN);
+		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, buf, sizeof buf));
+		CHECK_EQ(ev.len, 2);
+		CHECK_MEM(buf, "hi", 2);
+	}
+	iw_conn_free(m);
 	end_case(d, fd);
 }
 
@@ -817,5 +902,49 @@ TEST(drivers_mutant_ignore_m)
 		}
 		iw_conn_free(m);
 		end_case(d, fd);
+	}
+}
+
+/* Every hostile mode and mutant, in both roles, on every profile: a connection is made, a
+ * little is exchanged, and the driver ends the case and closes promptly. */
+TEST(drivers_faults_all_end)
+{
+	const char *profiles[] = {"rfc5044", "rfc6581", "culley-mpa-02"};
+	for (size_t pi = 0; pi < sizeof profiles / sizeof profiles[0]; pi++) {
+		for (int role = 0; role < 2; role++) {
+			for (int k = 0; k < IW_HOSTILE_COUNT + IW_MUTANT_COUNT - 1; k++) {
+				iw_dut_config c;
+				iw_err e;
+				const char *h = k < IW_HOSTILE_COUNT ? iw_hostile_info((enum iw_hostile)k)->name : NULL;
+				const char *m = k >= IW_HOSTILE_COUNT
+					? iw_mutant_info((enum iw_mutant)(k - IW_HOSTILE_COUNT + 1))->name : NULL;
+				cfg_ref(&c, h, m);
+				CHECK_EQ(iw_dut_config_set(&c, "profile", profiles[pi], &e), IW_OK);
+				c.role = role == 0 ? IW_ROLE_RESPONDER : IW_ROLE_INITIATOR;
+				iw_driver *d = NULL;
+				if (iw_driver_open(&d, &c, &e) != IW_OK) {
+					check_fail(__FILE__, __LINE__, "open %s: %s", h ? h : m, e.msg);
+					continue;
+				}
+				int fd = -1, st;
+				uint8_t buf[4096];
+				int64_t t0 = iw_net_now_ms();
+				CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+				if (role == 0) {
+					CHECK_EQ(d->ops->connect(d, &fd, 1000, &e), IW_OK);
+					if (fd >= 0)
+						send_request(fd, c.profile, true, -1);
+				} else {
+					CHECK_EQ(d->ops->accept(d, &fd, 1000, &e), IW_OK);
+				}
+				if (fd >= 0)
+					read_for(fd, buf, sizeof buf, 15, &st);
+				end_case(d, fd);
+				int64_t took = iw_net_now_ms() - t0;
+				if (took > 500)
+					check_fail(__FILE__, __LINE__, "%s %s as %s took %lld ms", profiles[pi], h ? h : m,
+						   role ? "initiator" : "responder", (long long)took);
+			}
+		}
 	}
 }

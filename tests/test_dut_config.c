@@ -423,3 +423,49 @@ TEST(dut_config_load_long_line)
 	CHECK(has(e.msg, ":1: line longer than"));
 	free(text);
 }
+
+/* The siw example of docs/dut-config.md loads as written. */
+TEST(dut_config_doc_example)
+{
+	FILE *fp = fopen("docs/dut-config.md", "r");
+	if (!fp) {
+		printf("  dut_config_doc_example: skipped: docs/dut-config.md not found (run from the repository root)\n");
+		return;
+	}
+	char line[512], text[4096] = "";
+	bool in = false, done = false;
+	size_t used = 0;
+	while (!done && fgets(line, sizeof line, fp)) {
+		if (!in && !strncmp(line, "# siw on Linux", 14))
+			in = true;
+		if (in && !strncmp(line, "```", 3))
+			done = true;
+		else if (in && used + strlen(line) < sizeof text) {
+			memcpy(text + used, line, strlen(line) + 1);
+			used += strlen(line);
+		}
+	}
+	fclose(fp);
+	CHECK(done);
+	iw_dut_config c;
+	iw_err e;
+	char path[64];
+	iw_dut_config_default(&c);
+	int rc = load_text(&c, text, &e, path, sizeof path);
+	if (rc)
+		fprintf(stderr, "  %s\n", e.msg);
+	CHECK_EQ(rc, IW_OK);
+	CHECK_STR(c.dut, "tcp:192.0.2.10:4791");
+	CHECK(c.profile == iw_profile_find("rfc6581"));
+	CHECK_EQ(c.mpa_revision, 2);
+	CHECK(!c.markers);
+	CHECK(!c.crc_off_mode);
+	CHECK_EQ(c.pd_limit, 256);
+	CHECK(!c.reflector);
+	CHECK_EQ(c.ndisabled, 4);
+	CHECK_EQ(c.nmaps, 3);
+	CHECK(iw_dut_config_disabled(&c, "mpa.startup.resp.res-bits-ignored-rfc6581") != NULL);
+	CHECK(iw_dut_config_disabled(&c, "mpa.startup.resp.happy-path") == NULL);
+	CHECK_EQ(c.maps[2].from.layer, IW_LAYER_RDMAP);
+	CHECK_EQ(c.maps[2].to.layer, IW_LAYER_DDP);
+}
