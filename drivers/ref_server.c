@@ -34,7 +34,7 @@ typedef struct rconn {
 	iw_conn *model;
 	iw_fault_conn fault;
 	iw_txbuf tx;
-	uint8_t *stag_mem;
+	uint32_t stag;              /* this connection's STag for the shared reflector buffer */
 	iw_ref_options o;           /* the per-connection options it was opened with */
 	bool watch_reject;          /* still looking for a REJECTME Request */
 	uint8_t sbuf[IW_MPA_FRAME_HDR_LEN + IW_MPA_IRDORD_LEN + 8];
@@ -63,6 +63,7 @@ struct iw_ref_server {
 	/* Loop state (the loop's thread only). */
 	rconn *conns;
 	int nconns;
+	uint8_t *shared_mem;        /* the reflector's buffer, one for all connections (docs/reflector.md) */
 	unsigned next_id;
 	int64_t redial_ms;
 	bool once_begun;
@@ -174,7 +175,6 @@ static void conn_free(iw_ref_server *s, rconn *c)
 		close(c->fd);
 	iw_conn_free(c->model);
 	free(c->tx.buf);
-	free(c->stag_mem);
 	free(c);
 	s->nconns--;
 	pthread_mutex_lock(&s->mu);
@@ -212,7 +212,7 @@ static void greet(iw_ref_server *s, rconn *c)
 {
 	uint8_t g[IW_REF_GREETING_LEN];
 	iw_err e;
-	put_be(g, IW_REF_STAG, 4);
+	put_be(g, c->stag, 4);
 	put_be(g + 4, 0, 8);
 	put_be(g + 12, IW_REF_STAG_LEN, 4);
 	if (iw_conn_send(c->model, IW_OP_SEND, g, sizeof g, &e) != IW_OK)
@@ -258,8 +258,31 @@ static void drain_events(iw_ref_server *s, rconn *c)
 	}
 }
 
+/* The reflector's buffer is one memory region for the whole DUT, registered under a different
+ * STag on each connection (ARCH-2.1.2-F3: one buffer, several registrations). So a Read on a
+ * second connection shows what a first one placed, or did not (DDP-9.1-01), and each sink also
+ * knows the other connections' STags as belonging to other streams, so using one gives 0x1/0x02
+ * (DDP-10.3-02) rather than an unknown STag. */
+static void share_stags(iw_ref_server *s, rconn *c)
+{
+	iw_err e;
+	for (rconn *o = s->conns; o; o = o->next) {
+		if (o == c || !o->model || !o->o.reflector)
+			continue;
+		iw_tagged_buf mine = {.stag = c->stag, .base_to = 0, .length = IW_REF_STAG_LEN, .stream = c->id, .pd = 1,
+				      .access = IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE, .valid = true,
+				      .mem = s->shared_mem};
+		iw_tagged_buf theirs = mine;
+		theirs.stag = o->stag;
+		theirs.stream = o->id;
+		/* A full table only loses the cross-stream check, never correctness of the own STag. */
+		(void)iw_conn_register_buf(o->model, &mine, &e);
+		(void)iw_conn_register_buf(c->model, &theirs, &e);
+	}
+}
+
 /* Makes the connection's model from c->o (again, when the reflector decides to reject). */
-static int model_new(rconn *c, iw_err *e)
+static int model_new(iw_ref_server *s, rconn *c, iw_err *e)
 {
 	const iw_ref_options *o = &c->o;
 	iw_conn_config cfg;
@@ -271,20 +294,24 @@ static int model_new(rconn *c, iw_err *e)
 	cfg.pd = o->pd_len ? o->pd : NULL;
 	cfg.pd_len = o->pd_len;
 	cfg.out_cap = MODEL_OUT_CAP;
+	cfg.stream = c->id;
+	cfg.pd_id = 1;
 	iw_conn_free(c->model);
 	c->model = NULL;
 	int rc = iw_conn_new(&c->model, &cfg, e);
 	if (rc)
 		return rc;
 	if (o->reflector) {
-		if (!c->stag_mem)
-			c->stag_mem = calloc(1, IW_REF_STAG_LEN);
-		if (!c->stag_mem)
+		if (!s->shared_mem)
+			s->shared_mem = calloc(1, IW_REF_STAG_LEN);
+		if (!s->shared_mem)
 			return iw_errf(e, IW_ENOSPC, "out of memory");
-		rc = iw_conn_register(c->model, IW_REF_STAG, 0, c->stag_mem, IW_REF_STAG_LEN,
+		c->stag = IW_REF_STAG + 0x100u * (c->id % 64u);
+		rc = iw_conn_register(c->model, c->stag, 0, s->shared_mem, IW_REF_STAG_LEN,
 				      IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE, e);
 		if (rc)
 			return rc;
+		share_stags(s, c);
 	}
 	return iw_conn_start(c->model, e);
 }
@@ -310,7 +337,7 @@ static rconn *conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, 
 	c->tx.buf = malloc(TX_CAP);
 	c->tx.cap = TX_CAP;
 	s->nconns++;
-	if (!c->tx.buf || model_new(c, e) != IW_OK) {
+	if (!c->tx.buf || model_new(s, c, e) != IW_OK) {
 		if (!c->tx.buf)
 			iw_errf(e, IW_ENOSPC, "out of memory");
 		c->fd = -1;
@@ -354,7 +381,7 @@ static void feed(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n)
 					iw_err e;
 					logf_(s, c, "reflector: the private data is %s: rejecting", IW_REF_REJECT_PD);
 					c->o.reject = true;
-					if (model_new(c, &e) != IW_OK) {
+					if (model_new(s, c, &e) != IW_OK) {
 						logf_(s, c, "reflector: %s", e.msg);
 						return;
 					}
@@ -831,5 +858,6 @@ void iw_ref_server_free(iw_ref_server *s)
 		if (s->ctl[i] >= 0)
 			close(s->ctl[i]);
 	pthread_mutex_destroy(&s->mu);
+	free(s->shared_mem);
 	free(s);
 }

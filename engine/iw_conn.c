@@ -557,6 +557,13 @@ int iw_conn_register(iw_conn *c, uint32_t stag, uint64_t base_to, uint8_t *mem, 
 	return iw_sink_register(&c->sink, &b, e);
 }
 
+int iw_conn_register_buf(iw_conn *c, const iw_tagged_buf *b, iw_err *e)
+{
+	if (!c || !b)
+		return iw_errf(e, IW_EINVAL, "connection model: NULL");
+	return iw_sink_register(&c->sink, b, e);
+}
+
 int iw_conn_invalidate(iw_conn *c, uint32_t stag, iw_err *e)
 {
 	if (!c)

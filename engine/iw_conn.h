@@ -160,6 +160,10 @@ int iw_conn_register(iw_conn *c, uint32_t stag, uint64_t base_to, uint8_t *mem, 
 		     unsigned access, iw_err *e);
 int iw_conn_invalidate(iw_conn *c, uint32_t stag, iw_err *e);
 
+/* Registers a tagged buffer as given, with its own stream and protection domain: how a DUT
+ * makes its sink know an STag of another connection (DDP-10.3: using it here is 0x1/0x02). */
+int iw_conn_register_buf(iw_conn *c, const iw_tagged_buf *b, iw_err *e);
+
 /* The sink, for tests and reports. */
 const iw_ddp_sink *iw_conn_sink(const iw_conn *c);
 

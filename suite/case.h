@@ -55,6 +55,7 @@ enum iw_step_kind {
 	IW_STEP_SLEEP,
 	IW_STEP_CLOSE,              /* FIN */
 	IW_STEP_RESET,              /* RST */
+	IW_STEP_USE,                /* make connection N (1 = the case's first) the current one */
 	/* expectations */
 	IW_EXPECT_REQUEST,          /* a Request frame arrives, matching field patterns */
 	IW_EXPECT_REPLY,            /* a Reply frame arrives, matching field patterns */

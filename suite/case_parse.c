@@ -810,8 +810,10 @@ static int parse_step_name(parser *p, const char **pp, const char *end, iw_step 
 		kind = IW_STEP_CLOSE;
 	} else if (word_is(w1, n1, "reset")) {
 		kind = IW_STEP_RESET;
+	} else if (word_is(w1, n1, "use")) {
+		kind = IW_STEP_USE;
 	} else {
-		return perr(p, "unknown step '%s' (steps: connect, accept, send ..., split, sleep, close, reset, "
+		return perr(p, "unknown step '%s' (steps: connect, accept, send ..., split, sleep, close, reset, use, "
 			    "expect ..., measure close)", b);
 	}
 	st->kind = (enum iw_step_kind)kind;
@@ -1397,6 +1399,7 @@ const char *iw_step_name(enum iw_step_kind k)
 	case IW_STEP_SLEEP: return "sleep";
 	case IW_STEP_CLOSE: return "close";
 	case IW_STEP_RESET: return "reset";
+	case IW_STEP_USE: return "use";
 	case IW_EXPECT_REQUEST: return "expect request";
 	case IW_EXPECT_REPLY: return "expect reply";
 	case IW_EXPECT_FPDU: return "expect fpdu";

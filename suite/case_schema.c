@@ -64,6 +64,7 @@ static const iw_arg_spec send_fpdu_args[] = {
 	U32("msn"),
 	U32("mo"),
 	U32("stag"),
+	INT("stag_of", 1, 4),
 	U64("to"),
 	BIT("last"),
 	BIT("tagged"),
@@ -163,6 +164,10 @@ static const iw_arg_spec expect_silence_args[] = {
 	{ "for", T_D, NULL, 0, 0, 0, IW_SPEC_REQUIRED },
 };
 
+static const iw_arg_spec use_args[] = {
+	{ "conn", T_I, NULL, 1, 4, 0, IW_SPEC_REQUIRED },
+};
+
 static const iw_arg_spec within_args[] = {
 	DUR("within"),
 };
@@ -181,6 +186,7 @@ static const iw_step_schema schemas[IW_STEP_KIND_COUNT] = {
 	[IW_STEP_SLEEP] = { IW_STEP_SLEEP, "sleep", false, ARGS(sleep_args), "for", NULL },
 	[IW_STEP_CLOSE] = { IW_STEP_CLOSE, "close", false, NOARGS, NULL, NULL },
 	[IW_STEP_RESET] = { IW_STEP_RESET, "reset", false, NOARGS, NULL, NULL },
+	[IW_STEP_USE] = { IW_STEP_USE, "use", false, ARGS(use_args), "conn", NULL },
 	[IW_EXPECT_REQUEST] = { IW_EXPECT_REQUEST, "expect request", true, ARGS(expect_frame_args), NULL, NULL },
 	[IW_EXPECT_REPLY] = { IW_EXPECT_REPLY, "expect reply", true, ARGS(expect_frame_args), NULL, NULL },
 	[IW_EXPECT_FPDU] = { IW_EXPECT_FPDU, "expect <msg>", true, ARGS(expect_fpdu_args), NULL, NULL },

@@ -36,18 +36,10 @@ typedef struct split_cfg {
 	int64_t delay_ms;
 } split_cfg;
 
-typedef struct ctx {
-	const iw_case *c;
-	const iw_profile *p;
-	const iw_run_opts *o;
-	iw_driver *drv;
-	iw_case_result *r;
-	int dut_role;
-	int64_t t0_us, deadline_us;
-	uint64_t rng;
-	/* the connection */
-	int fd, conn_no;
-	uint8_t *in;
+/* One TCP connection of the case, with its own startup state and framing both ways. */
+typedef struct hconn {
+	int fd, no;
+	uint8_t *in;                /* octets from the DUT, RX_LIMIT at most */
 	size_t in_len, in_cur;
 	bool fin, rst;
 	/* startup and negotiation */
@@ -58,16 +50,33 @@ typedef struct ctx {
 	iw_mpa_rx *rx;
 	bool rx_ready;
 	uint32_t msn[4];
-	split_cfg split;
-	/* the reflector's advertised tagged buffer (its greeting), defaults for write/read */
 	size_t fullop_in_off;       /* where full operation began in `in` (for diagnosis) */
 	bool fullop_in_valid;
+	/* the reflector's advertised tagged buffer (its greeting), defaults for write/read */
 	bool have_adv;
 	uint32_t adv_stag;
 	uint64_t adv_to;
 	uint32_t adv_len;
-	/* the model of a conforming DUT, fed what the harness sends */
+	/* the model of a conforming DUT, fed what the harness sends on this connection */
 	iw_conn *model;
+} hconn;
+
+#define MAX_CONNS 4
+
+typedef struct ctx {
+	const iw_case *c;
+	const iw_profile *p;
+	const iw_run_opts *o;
+	iw_driver *drv;
+	iw_case_result *r;
+	int dut_role;
+	int64_t t0_us, deadline_us;
+	uint64_t rng;
+	/* the case's connections; h is the current one */
+	hconn conns[MAX_CONNS];
+	int nconns;
+	hconn *h;
+	split_cfg split;
 	/* verdict */
 	bool failed;
 	bool harness_error;
@@ -99,7 +108,7 @@ static void note(ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	iw_result_wire(x->r, IW_NOTE, x->conn_no, tcase(x), "note", NULL, 0, "%s", buf);
+	iw_result_wire(x->r, IW_NOTE, x->h->no, tcase(x), "note", NULL, 0, "%s", buf);
 }
 
 /* Records a broken expectation; the first one decides the verdict. */
@@ -146,73 +155,83 @@ static int64_t within_deadline(ctx *x, const iw_step *s)
 
 /* ---- connection I/O ---- */
 
-static void conn_reset_state(ctx *x)
+static void hconn_reset(hconn *h)
 {
-	x->in_len = x->in_cur = 0;
-	x->fin = x->rst = false;
-	x->sent_frame_valid = x->got_frame_valid = false;
-	x->full_op = false;
-	x->rx_ready = false;
-	x->have_adv = false;
-	x->fullop_in_valid = false;
-	memset(x->msn, 0, sizeof x->msn);
+	h->in_len = h->in_cur = 0;
+	h->fin = h->rst = false;
+	h->sent_frame_valid = h->got_frame_valid = false;
+	h->full_op = false;
+	h->rx_ready = false;
+	h->have_adv = false;
+	h->fullop_in_valid = false;
 	for (int i = 0; i < 4; i++)
-		x->msn[i] = 1;
+		h->msn[i] = 1; /* the first MSN on every queue is 1 (DDP-6.3-09) */
 }
 
-static void conn_close(ctx *x)
+static void hconn_close(hconn *h)
 {
-	if (x->fd >= 0)
-		close(x->fd);
-	x->fd = -1;
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+}
+
+static void hconn_free(hconn *h)
+{
+	hconn_close(h);
+	free(h->in);
+	free(h->rx);
+	iw_conn_free(h->model);
+	h->in = NULL;
+	h->rx = NULL;
+	h->model = NULL;
 }
 
 /* Reads what is available until the deadline or until `want` unconsumed octets are there. */
 static void pump(ctx *x, size_t want, int64_t deadline)
 {
-	while (x->fd >= 0 && !x->fin && !x->rst && x->in_len - x->in_cur < want) {
+	while (x->h->fd >= 0 && !x->h->fin && !x->h->rst && x->h->in_len - x->h->in_cur < want) {
 		int64_t left = deadline - now_us();
 		if (left <= 0)
 			return;
-		struct pollfd pfd = {.fd = x->fd, .events = POLLIN};
+		struct pollfd pfd = {.fd = x->h->fd, .events = POLLIN};
 		int rc = poll(&pfd, 1, (int)((left + 999) / 1000));
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc <= 0)
 			return;
-		if (x->in_len == RX_LIMIT) {
-			if (x->in_cur == 0)
+		if (x->h->in_len == RX_LIMIT) {
+			if (x->h->in_cur == 0)
 				return; /* full of unconsumed octets: the expectation will judge what is there */
-			x->fullop_in_valid = false;
-			memmove(x->in, x->in + x->in_cur, x->in_len - x->in_cur);
-			x->in_len -= x->in_cur;
-			x->in_cur = 0;
+			x->h->fullop_in_valid = false;
+			memmove(x->h->in, x->h->in + x->h->in_cur, x->h->in_len - x->h->in_cur);
+			x->h->in_len -= x->h->in_cur;
+			x->h->in_cur = 0;
 		}
-		ssize_t n = recv(x->fd, x->in + x->in_len, RX_LIMIT - x->in_len, 0);
+		ssize_t n = recv(x->h->fd, x->h->in + x->h->in_len, RX_LIMIT - x->h->in_len, 0);
 		if (n > 0) {
-			x->in_len += (size_t)n;
+			x->h->in_len += (size_t)n;
 		} else if (n == 0) {
-			x->fin = true;
-			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "fin", NULL, 0, "DUT closed its half (FIN)");
+			x->h->fin = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "fin", NULL, 0, "DUT closed its half (FIN)");
 		} else if (errno == ECONNRESET) {
-			x->rst = true;
-			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "rst", NULL, 0, "DUT reset the connection (RST)");
+			x->h->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "rst", NULL, 0, "DUT reset the connection (RST)");
 		} else if (errno != EINTR && errno != EAGAIN) {
-			x->rst = true;
-			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "rst", NULL, 0, "receive failed: %s",
+			x->h->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "rst", NULL, 0, "receive failed: %s",
 				       strerror(errno));
 		}
 	}
 }
 
-static size_t avail(const ctx *x) { return x->in_len - x->in_cur; }
+static size_t avail(const ctx *x) { return x->h->in_len - x->h->in_cur; }
 
 static bool send_all(ctx *x, const uint8_t *b, size_t n)
 {
 	int64_t deadline = x->deadline_us;
 	size_t off = 0;
 	while (off < n) {
-		ssize_t w = send(x->fd, b + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t w = send(x->h->fd, b + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w > 0) {
 			off += (size_t)w;
 			continue;
@@ -223,7 +242,7 @@ static bool send_all(ctx *x, const uint8_t *b, size_t n)
 			if (left <= 0)
 				return fail(x, NULL, "the DUT stopped reading: %zu of %zu octets could not be sent before "
 					    "the case timeout", n - off, n);
-			struct pollfd pfd = {.fd = x->fd, .events = POLLOUT};
+			struct pollfd pfd = {.fd = x->h->fd, .events = POLLOUT};
 			poll(&pfd, 1, left > 100000 ? 100 : (int)(left / 1000) + 1);
 			continue;
 		}
@@ -243,7 +262,7 @@ static void sleep_ms(int64_t ms)
 /* Sends octets cut as the case's split (or the run's resegmentation mode) says. */
 static bool send_cut(ctx *x, const uint8_t *b, size_t n)
 {
-	if (x->fd < 0)
+	if (x->h->fd < 0)
 		return herror(x, "send before connect or accept: the case must open a connection first");
 	const split_cfg *s = &x->split;
 	if (s->nat || s->every) {
@@ -288,8 +307,8 @@ static bool send_cut(ctx *x, const uint8_t *b, size_t n)
 /* Everything the harness sends also goes to the model of a conforming DUT. */
 static void model_feed(ctx *x, const uint8_t *b, size_t n)
 {
-	if (x->model)
-		iw_conn_input(x->model, b, n);
+	if (x->h->model)
+		iw_conn_input(x->h->model, b, n);
 }
 
 /* ---- frames ---- */
@@ -378,12 +397,12 @@ static bool act_send_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	}
 	char sum[200];
 	frame_summary(&f, sum, sizeof sum);
-	iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), kind == IW_MPA_REPLY ? "reply" : "request", buf, len,
+	iw_result_wire(x->r, IW_TO_DUT, x->h->no, tcase(x), kind == IW_MPA_REPLY ? "reply" : "request", buf, len,
 		       "%s %s (%zu octets)", kind_name(kind), sum, len);
 	/* Remember what we declared; the decoded copy keeps pointers valid past this call. */
-	x->sent_frame = f;
-	x->sent_frame.pd = NULL;
-	x->sent_frame_valid = true;
+	x->h->sent_frame = f;
+	x->h->sent_frame.pd = NULL;
+	x->h->sent_frame_valid = true;
 	model_feed(x, buf, len);
 	ok = send_cut(x, buf, len);
 	free(buf);
@@ -396,18 +415,18 @@ static void enter_full_operation(ctx *x)
 {
 	bool m_to_dut = false, m_from_dut = false, crc = true;
 	if (x->p->startup_frames) {
-		m_to_dut = x->got_frame_valid && x->got_frame.m;
-		m_from_dut = x->sent_frame_valid && x->sent_frame.m;
-		crc = (x->sent_frame_valid && x->sent_frame.c) || (x->got_frame_valid && x->got_frame.c);
+		m_to_dut = x->h->got_frame_valid && x->h->got_frame.m;
+		m_from_dut = x->h->sent_frame_valid && x->h->sent_frame.m;
+		crc = (x->h->sent_frame_valid && x->h->sent_frame.c) || (x->h->got_frame_valid && x->h->got_frame.c);
 	} else {
 		m_to_dut = m_from_dut = true;
 	}
-	iw_mpa_tx_init(&x->tx, x->p, m_to_dut, crc);
-	iw_mpa_rx_init(x->rx, x->p, m_from_dut, crc);
-	x->rx_ready = true;
-	x->fullop_in_off = x->in_cur;
-	x->fullop_in_valid = true;
-	x->full_op = true;
+	iw_mpa_tx_init(&x->h->tx, x->p, m_to_dut, crc);
+	iw_mpa_rx_init(x->h->rx, x->p, m_from_dut, crc);
+	x->h->rx_ready = true;
+	x->h->fullop_in_off = x->h->in_cur;
+	x->h->fullop_in_valid = true;
+	x->h->full_op = true;
 	note(x, "full operation: markers to DUT %s, from DUT %s, CRC %s", m_to_dut ? "on" : "off",
 	     m_from_dut ? "on" : "off", crc ? "on" : "off");
 }
@@ -445,10 +464,10 @@ static bool exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	int rc;
 	for (;;) {
 		pump(x, need, deadline);
-		rc = iw_mpa_frame_decode(x->p, x->in + x->in_cur, avail(x), &f, &flen, &e);
+		rc = iw_mpa_frame_decode(x->p, x->h->in + x->h->in_cur, avail(x), &f, &flen, &e);
 		if (rc != IW_ETRUNC)
 			break;
-		if (avail(x) >= flen || x->fin || x->rst || now_us() >= deadline)
+		if (avail(x) >= flen || x->h->fin || x->h->rst || now_us() >= deadline)
 			break;
 		need = flen;
 	}
@@ -456,26 +475,26 @@ static bool exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	if (rc == IW_ETRUNC) {
 		size_t got = avail(x);
 		if (got)
-			iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "raw", x->in + x->in_cur, got,
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "raw", x->h->in + x->h->in_cur, got,
 				       "%zu octets of an incomplete %s", got, kind_name(kind));
 		if (got >= IW_MPA_FRAME_HDR_LEN)
 			return fail(x, "MPA-6.1.1-08", "the DUT's %s announces PD_Length %u but only %zu octets of private "
 				    "data arrived before %s", kind_name(kind), f.pd_length, got - IW_MPA_FRAME_HDR_LEN,
-				    x->rst ? "a reset" : x->fin ? "its FIN" : "the wait ended");
+				    x->h->rst ? "a reset" : x->h->fin ? "its FIN" : "the wait ended");
 		return fail(x, req, "expected a %s frame; %s after %zu of %zu octets", kind_name(kind),
-			    x->rst ? "the DUT reset the connection" : x->fin ? "the DUT closed (FIN)" : "nothing more arrived",
+			    x->h->rst ? "the DUT reset the connection" : x->h->fin ? "the DUT closed (FIN)" : "nothing more arrived",
 			    got, flen);
 	}
 	if (rc != IW_OK)
 		return fail(x, req, "expected a %s frame; cannot decode: %s", kind_name(kind), e.msg);
 	char sum[200];
 	frame_summary(&f, sum, sizeof sum);
-	iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), kind == IW_MPA_REPLY ? "reply" : "request",
-		       x->in + x->in_cur, flen, "%s %s (%zu octets)", kind_name(kind), sum, flen);
-	x->got_frame = f;
-	x->got_frame.pd = NULL;
-	x->got_frame_valid = true;
-	x->in_cur += flen;
+	iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), kind == IW_MPA_REPLY ? "reply" : "request",
+		       x->h->in + x->h->in_cur, flen, "%s %s (%zu octets)", kind_name(kind), sum, flen);
+	x->h->got_frame = f;
+	x->h->got_frame.pd = NULL;
+	x->h->got_frame_valid = true;
+	x->h->in_cur += flen;
 	/* The frame must be one a conforming peer sends (MPA-6.1.1-*). */
 	iw_violation vs[16];
 	iw_viol_list l = {.v = vs, .cap = 16};
@@ -505,7 +524,7 @@ static bool exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	if (pd && !pd->is_pattern_any && (pd->nbytes != f.pd_len || memcmp(pd->bytes, f.pd, f.pd_len)))
 		return fail(x, "MPA-6.1-R9c", "%s private data differs from the expected %zu octets (seen %zu octets)",
 			    kind_name(kind), pd->nbytes, f.pd_len);
-	if (x->sent_frame_valid || !x->p->startup_frames || kind == IW_MPA_REPLY)
+	if (x->h->sent_frame_valid || !x->p->startup_frames || kind == IW_MPA_REPLY)
 		if (!f.r)
 			enter_full_operation(x);
 	return true;
@@ -550,8 +569,8 @@ static uint8_t size_pattern(size_t i) { return (uint8_t)(i * 7 + 3); }
 
 static bool act_send_fpdu(ctx *x, const iw_step *s)
 {
-	if (!x->full_op) {
-		if (x->p->startup_frames && !x->sent_frame_valid)
+	if (!x->h->full_op) {
+		if (x->p->startup_frames && !x->h->sent_frame_valid)
 			return herror(x, "line %d: an FPDU before any startup frame: send a Request or Reply first", s->line);
 		enter_full_operation(x);
 	}
@@ -560,6 +579,15 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		ti++;
 	if (ti == sizeof msg_types / sizeof msg_types[0])
 		return herror(x, "line %d: unknown message '%s'", s->line, s->word);
+	/* stag_of=N: the STag connection N's reflector advertised (another stream's STag, DDP-10.3). */
+	const hconn *adv_of = NULL;
+	if (iw_step_arg(s, "stag_of")) {
+		int64_t n = arg_i(s, "stag_of", 1);
+		if (n < 1 || n > x->nconns || !x->conns[n - 1].have_adv)
+			return herror(x, "line %d: stag_of=%lld: connection %lld has not received the reflector's greeting",
+				      s->line, (long long)n, (long long)n);
+		adv_of = &x->conns[n - 1];
+	}
 	/* The message body. */
 	uint8_t body_fixed[64];
 	const uint8_t *body = NULL;
@@ -570,8 +598,9 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		iw_read_req rr = {
 			.sink_stag = (uint32_t)arg_i(s, "sink_stag", 0x2000), .sink_to = (uint64_t)arg_i(s, "sink_to", 0),
 			.size = (uint32_t)arg_i(s, "rsize", 0),
-			.src_stag = (uint32_t)arg_i(s, "src_stag", x->have_adv ? x->adv_stag : 0x1000),
-			.src_to = (uint64_t)arg_i(s, "src_to", x->have_adv ? (int64_t)x->adv_to : 0),
+			.src_stag = adv_of ? adv_of->adv_stag
+					   : (uint32_t)arg_i(s, "src_stag", x->h->have_adv ? x->h->adv_stag : 0x1000),
+			.src_to = (uint64_t)arg_i(s, "src_to", x->h->have_adv ? (int64_t)x->h->adv_to : 0),
 		};
 		iw_read_req_encode(&rr, body_fixed);
 		body = body_fixed;
@@ -617,14 +646,16 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		h.rsvdulp[1] = (uint8_t)(v >> 24), h.rsvdulp[2] = (uint8_t)(v >> 16);
 		h.rsvdulp[3] = (uint8_t)(v >> 8), h.rsvdulp[4] = (uint8_t)v;
 	}
-	h.stag = (uint32_t)arg_i(s, "stag", x->have_adv ? x->adv_stag : 0x1000);
+	h.stag = (uint32_t)arg_i(s, "stag", x->h->have_adv ? x->h->adv_stag : 0x1000);
+	if (adv_of)
+		h.stag = adv_of->adv_stag;
 	h.to = (uint64_t)arg_i(s, "to", 0);
 	int qn = msg_types[ti].qn < 0 ? 0 : msg_types[ti].qn;
 	h.qn = (uint32_t)arg_i(s, "qn", qn);
-	uint32_t auto_msn = h.qn < 4 ? x->msn[h.qn] : 1;
+	uint32_t auto_msn = h.qn < 4 ? x->h->msn[h.qn] : 1;
 	h.msn = (uint32_t)arg_i(s, "msn", auto_msn);
 	if (!iw_step_arg(s, "msn") && h.qn < 4)
-		x->msn[h.qn]++;
+		x->h->msn[h.qn]++;
 	/* Segments: by mulpdu (default: one segment) in the given order. */
 	size_t mulpdu = (size_t)arg_i(s, "mulpdu", 65535);
 	iw_ddp_segmenter seg;
@@ -682,21 +713,21 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		iw_ddp_hdr_encode(&hh, hb, sizeof hb, &hl, &e);
 		size_t plen = segs[order[k]].len;
 		const uint8_t *pl = body ? body + segs[order[k]].off : NULL;
-		size_t cap = iw_mpa_tx_size(&x->tx, hl + plen) + 16;
+		size_t cap = iw_mpa_tx_size(&x->h->tx, hl + plen) + 16;
 		uint8_t *out = malloc(cap);
 		size_t outlen = 0;
-		if (!out || iw_mpa_tx_fpdu(&x->tx, hb, hl, pl, plen, &mods, out, cap, &outlen, &e)) {
+		if (!out || iw_mpa_tx_fpdu(&x->h->tx, hb, hl, pl, plen, &mods, out, cap, &outlen, &e)) {
 			free(out);
 			ok = herror(x, "line %d: cannot build the FPDU: %s", s->line, out ? e.msg : "no memory");
 			break;
 		}
 		if (hh.tagged)
-			iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "fpdu", out, outlen,
+			iw_result_wire(x->r, IW_TO_DUT, x->h->no, tcase(x), "fpdu", out, outlen,
 				       "FPDU %s: DDP tagged L=%d DV=%u STag=0x%x TO=0x%llx, %zu payload octets%s", s->word,
 				       hh.last, hh.dv, hh.stag, (unsigned long long)hh.to, plen,
 				       mods.crc_xor || mods.corrupt || mods.crc_big_endian || mods.set_crc ? " (CRC defect)" : "");
 		else
-			iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "fpdu", out, outlen,
+			iw_result_wire(x->r, IW_TO_DUT, x->h->no, tcase(x), "fpdu", out, outlen,
 				       "FPDU %s: DDP untagged L=%d DV=%u QN=%u MSN=%u MO=%u, %zu payload octets%s", s->word,
 				       hh.last, hh.dv, hh.qn, hh.msn, hh.mo, plen,
 				       mods.crc_xor || mods.corrupt || mods.crc_big_endian || mods.set_crc ? " (CRC defect)" : "");
@@ -713,10 +744,10 @@ static bool act_send_raw(ctx *x, const iw_step *s)
 	const iw_arg *a = iw_step_arg(s, "data");
 	if (!a)
 		return herror(x, "line %d: send raw needs data", s->line);
-	iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "raw", a->bytes, a->nbytes, "%zu raw octets", a->nbytes);
+	iw_result_wire(x->r, IW_TO_DUT, x->h->no, tcase(x), "raw", a->bytes, a->nbytes, "%zu raw octets", a->nbytes);
 	model_feed(x, a->bytes, a->nbytes);
-	if (x->full_op)
-		iw_mpa_tx_skip(&x->tx, a->nbytes);
+	if (x->h->full_op)
+		iw_mpa_tx_skip(&x->h->tx, a->nbytes);
 	return send_cut(x, a->bytes, a->nbytes);
 }
 
@@ -724,15 +755,15 @@ static bool act_send_raw(ctx *x, const iw_step *s)
  * setting: then the fault is the DUT's marker negotiation, not its CRC (MPA-6.1.1-M1/M2). */
 static bool decodes_with_markers(ctx *x, bool markers)
 {
-	if (!x->fullop_in_valid || x->fullop_in_off > x->in_len)
+	if (!x->h->fullop_in_valid || x->h->fullop_in_off > x->h->in_len)
 		return false;
 	iw_mpa_rx *alt = malloc(sizeof *alt);
 	iw_fpdu *fp = malloc(sizeof *fp);
 	bool ok = false;
 	if (alt && fp) {
-		iw_mpa_rx_init(alt, x->p, markers, x->rx->crc);
-		const uint8_t *b = x->in + x->fullop_in_off;
-		size_t n = x->in_len - x->fullop_in_off, nf = 0;
+		iw_mpa_rx_init(alt, x->p, markers, x->h->rx->crc);
+		const uint8_t *b = x->h->in + x->h->fullop_in_off;
+		size_t n = x->h->in_len - x->h->fullop_in_off, nf = 0;
 		while (n) {
 			size_t used = 0;
 			iw_violation v;
@@ -756,8 +787,8 @@ static bool decodes_with_markers(ctx *x, bool markers)
 /* Reads the next complete FPDU of the DUT; false with a failure recorded when none comes. */
 static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx)
 {
-	if (!x->rx_ready) {
-		if (x->p->startup_frames && !(x->sent_frame_valid && x->got_frame_valid))
+	if (!x->h->rx_ready) {
+		if (x->p->startup_frames && !(x->h->sent_frame_valid && x->h->got_frame_valid))
 			return herror(x, "expecting an FPDU before the startup frames were exchanged");
 		enter_full_operation(x);
 	}
@@ -765,16 +796,29 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 		if (avail(x)) {
 			size_t used = 0;
 			iw_violation err;
-			uint64_t before = x->rx->pos;
-			enum iw_rx_status st = iw_mpa_rx_push(x->rx, x->in + x->in_cur, avail(x), &used, fp, &err);
+			uint64_t before = x->h->rx->pos;
+			enum iw_rx_status st = iw_mpa_rx_push(x->h->rx, x->h->in + x->h->in_cur, avail(x), &used, fp, &err);
 			(void)before;
-			x->in_cur += used;
+			x->h->in_cur += used;
 			if (st == IW_RX_FPDU) {
-				const uint8_t *wire = x->in + x->in_cur - (used < fp->wire_len ? used : fp->wire_len);
-				iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "fpdu", wire,
+				const uint8_t *wire = x->h->in + x->h->in_cur - (used < fp->wire_len ? used : fp->wire_len);
+				char ddp[160] = "";
+				iw_rdmap_msg m;
+				iw_violation v;
+				if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v))
+					snprintf(ddp, sizeof ddp, ": %.150s", v.detail);
+				else if (m.ddp.tagged)
+					snprintf(ddp, sizeof ddp, ": %s, DDP tagged L=%d STag=0x%x TO=0x%llx, %zu payload octets",
+						 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.stag,
+						 (unsigned long long)m.ddp.to, m.payload_len);
+				else
+					snprintf(ddp, sizeof ddp, ": %s, DDP untagged L=%d QN=%u MSN=%u MO=%u, %zu payload octets",
+						 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.qn, m.ddp.msn, m.ddp.mo,
+						 m.payload_len);
+				iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "fpdu", wire,
 					       used < fp->wire_len ? used : fp->wire_len,
-					       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s", (unsigned long long)fp->start,
-					       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked");
+					       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start,
+					       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked", ddp);
 				if (fp->notes & IW_NOTE_PAD_NONZERO)
 					return fail(x, "MPA-4-02", "the DUT's FPDU at %llu has non-zero pad octets",
 						    (unsigned long long)fp->start);
@@ -786,20 +830,20 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 						    (unsigned long long)fp->start);
 				return true;
 			}
-			if (st == IW_RX_ERROR && decodes_with_markers(x, !x->rx->markers))
-				return fail(x, x->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
+			if (st == IW_RX_ERROR && decodes_with_markers(x, !x->h->rx->markers))
+				return fail(x, x->h->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
 					    "%s: the DUT's FPDUs %s markers: they decode only %s them (%s)", req_ctx,
-					    x->rx->markers ? "lack the requested" : "carry unrequested",
-					    x->rx->markers ? "without" : "with", err.detail);
+					    x->h->rx->markers ? "lack the requested" : "carry unrequested",
+					    x->h->rx->markers ? "without" : "with", err.detail);
 			if (st == IW_RX_ERROR)
 				return fail(x, err.req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]", req_ctx,
 					    (unsigned long long)err.offset, err.detail,
 					    iw_error_name(err.layer, err.etype, err.ecode));
 			continue;
 		}
-		if (x->fin || x->rst)
+		if (x->h->fin || x->h->rst)
 			return fail(x, NULL, "%s: expected an FPDU, the DUT %s", req_ctx,
-				    x->rst ? "reset the connection" : "closed the connection (FIN)");
+				    x->h->rst ? "reset the connection" : "closed the connection (FIN)");
 		if (now_us() >= deadline)
 			return fail(x, NULL, "%s: expected an FPDU, nothing arrived in time", req_ctx);
 		pump(x, avail(x) + 1, deadline);
@@ -937,14 +981,14 @@ static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 				  "DUT sent %s with %zu payload octets", iw_rdmap_op(dm.opcode)->name, dm.len);
 		} else {
 			const uint8_t *g = dm.data;
-			x->adv_stag = (uint32_t)g[0] << 24 | (uint32_t)g[1] << 16 | (uint32_t)g[2] << 8 | g[3];
-			x->adv_to = 0;
+			x->h->adv_stag = (uint32_t)g[0] << 24 | (uint32_t)g[1] << 16 | (uint32_t)g[2] << 8 | g[3];
+			x->h->adv_to = 0;
 			for (int i = 4; i < 12; i++)
-				x->adv_to = x->adv_to << 8 | g[i];
-			x->adv_len = (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 | (uint32_t)g[14] << 8 | g[15];
-			x->have_adv = true;
-			note(x, "the reflector advertises STag 0x%x, TO 0x%llx, %u octets", x->adv_stag,
-			     (unsigned long long)x->adv_to, x->adv_len);
+				x->h->adv_to = x->h->adv_to << 8 | g[i];
+			x->h->adv_len = (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 | (uint32_t)g[14] << 8 | g[15];
+			x->h->have_adv = true;
+			note(x, "the reflector advertises STag 0x%x, TO 0x%llx, %u octets", x->h->adv_stag,
+			     (unsigned long long)x->h->adv_to, x->h->adv_len);
 		}
 	} else {
 		if (strcmp(s->word, "any") && strcmp(s->word, "fpdu")) {
@@ -980,7 +1024,7 @@ static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 		if (ok && iw_step_arg(s, "last") && arg_i(s, "last", 1) == 1 && dm.nseg != 1)
 			ok = fail(x, NULL, "expected a single-segment message, the DUT used %zu segments", dm.nseg);
 	}
-	if (ok && iw_step_arg(s, "marker_first") && dm.nseg && x->rx->markers && fp->nmarkers == 0 && fp->start == 0)
+	if (ok && iw_step_arg(s, "marker_first") && dm.nseg && x->h->rx->markers && fp->nmarkers == 0 && fp->start == 0)
 		ok = fail(x, "MPA-6.1-R7", "the DUT's first FPDU does not begin with a marker");
 	free(dm.data);
 	free(fp);
@@ -993,26 +1037,26 @@ static bool exp_close(ctx *x, const iw_step *s)
 	int64_t deadline = within_deadline(x, s);
 	bool allow = arg_i(s, "allow_data", 0);
 	const iw_arg *how = iw_step_arg(s, "how");
-	while (!x->fin && !x->rst && now_us() < deadline) {
+	while (!x->h->fin && !x->h->rst && now_us() < deadline) {
 		pump(x, avail(x) + 1, deadline);
 		if (avail(x) && !allow)
 			break;
 		if (allow)
-			x->in_cur = x->in_len;
+			x->h->in_cur = x->h->in_len;
 	}
 	if (avail(x) && !allow) {
 		size_t n = avail(x);
-		iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "raw", x->in + x->in_cur, n,
+		iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "raw", x->h->in + x->h->in_cur, n,
 			       "%zu octets where a close was expected", n);
-		const char *what = n >= 16 && !memcmp(x->in + x->in_cur, iw_mpa_key(IW_MPA_REPLY), 16) ? "a Reply" : "data";
+		const char *what = n >= 16 && !memcmp(x->h->in + x->h->in_cur, iw_mpa_key(IW_MPA_REPLY), 16) ? "a Reply" : "data";
 		return fail(x, NULL, "expected the DUT to close with no octets sent; it sent %s (%zu octets) instead", what, n);
 	}
-	if (!x->fin && !x->rst)
+	if (!x->h->fin && !x->h->rst)
 		return fail(x, NULL, "expected the DUT to close (FIN or RST) within %lld ms; it kept the connection open",
 			    (long long)((deadline - start) / 1000));
-	if (how && how->s && !strcmp(how->s, "fin") && !x->fin)
+	if (how && how->s && !strcmp(how->s, "fin") && !x->h->fin)
 		return fail(x, NULL, "expected a FIN, the DUT reset the connection");
-	if (how && how->s && !strcmp(how->s, "rst") && !x->rst)
+	if (how && how->s && !strcmp(how->s, "rst") && !x->h->rst)
 		return fail(x, NULL, "expected an RST, the DUT closed with FIN");
 	return true;
 }
@@ -1026,50 +1070,69 @@ static bool exp_silence(ctx *x, const iw_step *s)
 	pump(x, avail(x) + 1, deadline);
 	if (avail(x)) {
 		size_t n = avail(x);
-		iw_result_wire(x->r, IW_FROM_DUT, x->conn_no, tcase(x), "raw", x->in + x->in_cur, n,
+		iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "raw", x->h->in + x->h->in_cur, n,
 			       "%zu octets during expected silence", n);
 		return fail(x, NULL, "expected silence for %lld ms; the DUT sent %zu octets", (long long)ms, n);
 	}
-	if (x->fin || x->rst)
+	if (x->h->fin || x->h->rst)
 		return fail(x, NULL, "expected silence for %lld ms; the DUT closed the connection (%s)", (long long)ms,
-			    x->rst ? "RST" : "FIN");
+			    x->h->rst ? "RST" : "FIN");
 	return true;
 }
 
-static bool open_conn(ctx *x, int64_t timeout_ms)
+/* Opens a connection to (or from) the DUT into h and makes it the current one. */
+static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms)
 {
-	conn_close(x);
-	conn_reset_state(x);
+	hconn_reset(h);
+	h->fd = -1;
+	h->no = no;
+	if (!h->in)
+		h->in = malloc(RX_LIMIT);
+	if (!h->rx)
+		h->rx = malloc(sizeof *h->rx);
+	if (!h->in || !h->rx)
+		return herror(x, "out of memory opening connection %d", no);
+	x->h = h;
 	iw_err e;
 	int fd = -1;
 	int rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, &e)
 						  : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
 	if (rc)
 		return herror(x, "cannot %s the DUT: %s", x->dut_role == IW_ROLE_RESPONDER ? "connect to" : "accept", e.msg);
-	x->fd = fd;
-	x->conn_no++;
-	iw_result_wire(x->r, IW_NOTE, x->conn_no, tcase(x), "connect", NULL, 0, "connection %d %s", x->conn_no,
+	h->fd = fd;
+	iw_result_wire(x->r, IW_NOTE, h->no, tcase(x), "connect", NULL, 0, "connection %d %s", h->no,
 		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT");
 	/* The model plays the DUT; iw_conn_start is a no-op for a responder. */
-	iw_conn_free(x->model);
-	x->model = NULL;
+	iw_conn_free(h->model);
+	h->model = NULL;
 	iw_conn_config mc;
 	iw_conn_config_default(&mc, x->p, x->dut_role);
 	mc.want_markers = false;
-	if (iw_conn_new(&x->model, &mc, &e) == IW_OK)
-		iw_conn_start(x->model, &e);
+	if (iw_conn_new(&h->model, &mc, &e) == IW_OK)
+		iw_conn_start(h->model, &e);
 	if (!x->p->startup_frames)
 		enter_full_operation(x);
 	return true;
 }
 
-/* Liveness: a fresh connection still completes startup (and the old one is left alone). */
+/* `connect` / `accept`: a new connection; earlier ones stay open (`use N` goes back to one). */
+static bool open_conn(ctx *x, int64_t timeout_ms)
+{
+	if (x->nconns == MAX_CONNS)
+		return herror(x, "a case may open at most %d connections", MAX_CONNS);
+	hconn *h = &x->conns[x->nconns++];
+	return open_into(x, h, x->nconns, timeout_ms);
+}
+
+/* Liveness: a fresh connection still completes startup (the case's connections are left alone). */
 static bool exp_alive(ctx *x, const iw_step *s)
 {
 	int64_t deadline = within_deadline(x, s);
-	int saved_fd = x->fd;
-	x->fd = -1;
-	bool ok = open_conn(x, (deadline - now_us()) / 1000);
+	hconn *saved = x->h;
+	hconn probe;
+	memset(&probe, 0, sizeof probe);
+	probe.fd = -1;
+	bool ok = open_into(x, &probe, x->nconns + 1, (deadline - now_us()) / 1000);
 	if (ok && x->p->startup_frames) {
 		iw_step st;
 		memset(&st, 0, sizeof st);
@@ -1082,8 +1145,8 @@ static bool exp_alive(ctx *x, const iw_step *s)
 		if (!ok && !x->harness_error)
 			snprintf(x->fail_req, sizeof x->fail_req, "MPA-6.1-R2a");
 	}
-	conn_close(x);
-	x->fd = saved_fd;
+	hconn_free(&probe);
+	x->h = saved;
 	if (ok)
 		note(x, "liveness probe: a fresh connection completed startup");
 	return ok;
@@ -1092,13 +1155,13 @@ static bool exp_alive(ctx *x, const iw_step *s)
 /* What a conforming DUT does with everything sent so far, per the engine's model. */
 static bool exp_as_model(ctx *x, const iw_step *s)
 {
-	if (!x->model)
+	if (!x->h->model)
 		return herror(x, "line %d: no model of the DUT", s->line);
 	iw_conn_event ev;
 	bool rejected = false, accepted = false;
 	iw_violation why;
 	memset(&why, 0, sizeof why);
-	while (iw_conn_next_event(x->model, &ev)) {
+	while (iw_conn_next_event(x->h->model, &ev)) {
 		if (ev.kind == IW_EV_FRAME_REJECTED) {
 			rejected = true;
 			why = ev.viol;
@@ -1123,14 +1186,14 @@ static bool exp_as_model(ctx *x, const iw_step *s)
 		int64_t deadline = within_deadline(x, s);
 		int64_t quiet = now_us() + 1000000;
 		pump(x, RX_LIMIT, quiet < deadline ? quiet : deadline);
-		if (x->fin || x->rst)
+		if (x->h->fin || x->h->rst)
 			return fail(x, "MPA-6.1-R3d", "the DUT closed the connection (%s) after a Reply a conforming "
-				    "initiator accepts", x->rst ? "RST" : "FIN");
+				    "initiator accepts", x->h->rst ? "RST" : "FIN");
 		return true;
 	}
 	if (accepted) {
 		size_t n;
-		const uint8_t *out = iw_conn_output_peek(x->model, &n);
+		const uint8_t *out = iw_conn_output_peek(x->h->model, &n);
 		iw_mpa_frame mf;
 		size_t flen;
 		iw_err e;
@@ -1140,13 +1203,13 @@ static bool exp_as_model(ctx *x, const iw_step *s)
 		note(x, "model: a conforming DUT accepts and answers with a %s", kind_name(k));
 		if (!exp_frame(x, s, k))
 			return false;
-		if (x->got_frame.r != mf.r && !x->o->dut.reject)
+		if (x->h->got_frame.r != mf.r && !x->o->dut.reject)
 			return fail(x, "MPA-6.1-R2f", "the DUT answered R=%d where a conforming DUT answers R=%d",
-				    x->got_frame.r, mf.r);
-		if (x->got_frame.rev != mf.rev)
+				    x->h->got_frame.r, mf.r);
+		if (x->h->got_frame.rev != mf.rev)
 			return fail(x, "MPA-6.1.1-06", "the DUT's %s has Rev=%u, the profile requires %u", kind_name(k),
-				    x->got_frame.rev, mf.rev);
-		if (mf.c && !x->got_frame.c && !x->o->dut.crc_off_mode)
+				    x->h->got_frame.rev, mf.rev);
+		if (mf.c && !x->h->got_frame.c && !x->o->dut.crc_off_mode)
 			return fail(x, "MPA-5.2-03", "the DUT answered C=0 in its default configuration; CRCs must be on");
 		return true;
 	}
@@ -1158,18 +1221,18 @@ static bool run_expect(ctx *x, const iw_step *s);
 
 static bool exp_one_of(ctx *x, const iw_step *s)
 {
-	size_t cur = x->in_cur;
+	size_t cur = x->h->in_cur;
 	iw_mpa_rx *saved = malloc(sizeof *saved);
 	if (!saved)
 		return herror(x, "out of memory");
-	*saved = *x->rx;
-	bool saved_ready = x->rx_ready, saved_full = x->full_op;
+	*saved = *x->h->rx;
+	bool saved_ready = x->h->rx_ready, saved_full = x->h->full_op;
 	char reasons[IW_CASE_MAX_ALTS][256];
 	for (size_t i = 0; i < s->nalts; i++) {
-		x->in_cur = cur;
-		*x->rx = *saved;
-		x->rx_ready = saved_ready;
-		x->full_op = saved_full;
+		x->h->in_cur = cur;
+		*x->h->rx = *saved;
+		x->h->rx_ready = saved_ready;
+		x->h->full_op = saved_full;
 		x->failed = false;
 		bool ok = true;
 		for (size_t k = 0; ok && k < s->alts[i].nseq; k++)
@@ -1199,15 +1262,15 @@ static bool exp_measure(ctx *x, const iw_step *s)
 {
 	int64_t start = now_us();
 	int64_t deadline = within_deadline(x, s);
-	while (!x->fin && !x->rst && now_us() < deadline) {
+	while (!x->h->fin && !x->h->rst && now_us() < deadline) {
 		pump(x, avail(x) + 1, deadline);
-		x->in_cur = x->in_len;
+		x->h->in_cur = x->h->in_len;
 	}
 	iw_case_result *r = x->r;
 	if (r->nmeasures < sizeof r->measures / sizeof r->measures[0]) {
 		iw_measure *m = &r->measures[r->nmeasures++];
 		snprintf(m->name, sizeof m->name, "%s_after_line_%d", s->word[0] ? s->word : "close", s->line);
-		if (x->fin || x->rst) {
+		if (x->h->fin || x->h->rst) {
 			m->value = (double)(now_us() - start) / 1000.0;
 			snprintf(m->unit, sizeof m->unit, "ms");
 		} else {
@@ -1215,14 +1278,14 @@ static bool exp_measure(ctx *x, const iw_step *s)
 			snprintf(m->unit, sizeof m->unit, "none");
 		}
 	}
-	note(x, x->fin || x->rst ? "measured: the DUT closed after %.0f ms" : "measured: no close within %.0f ms",
+	note(x, x->h->fin || x->h->rst ? "measured: the DUT closed after %.0f ms" : "measured: no close within %.0f ms",
 	     (double)(now_us() - start) / 1000.0);
 	return true;
 }
 
 static bool run_expect(ctx *x, const iw_step *s)
 {
-	if (x->fd < 0 && s->kind != IW_EXPECT_ALIVE)
+	if (x->h->fd < 0 && s->kind != IW_EXPECT_ALIVE)
 		return herror(x, "line %d: %s before connect or accept", s->line, iw_step_name(s->kind));
 	switch (s->kind) {
 	case IW_EXPECT_REQUEST: return exp_frame(x, s, IW_MPA_REQUEST);
@@ -1255,7 +1318,7 @@ static bool run_step(ctx *x, const iw_step *s)
 	case IW_STEP_SEND_REQUEST: return act_send_frame(x, s, IW_MPA_REQUEST);
 	case IW_STEP_SEND_REPLY: {
 		bool ok = act_send_frame(x, s, IW_MPA_REPLY);
-		if (ok && !x->sent_frame.r && x->got_frame_valid)
+		if (ok && !x->h->sent_frame.r && x->h->got_frame_valid)
 			enter_full_operation(x);
 		return ok;
 	}
@@ -1279,18 +1342,26 @@ static bool run_step(ctx *x, const iw_step *s)
 		return true;
 	}
 	case IW_STEP_CLOSE:
-		if (x->fd >= 0) {
-			shutdown(x->fd, SHUT_WR);
-			iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "fin", NULL, 0, "harness closed its half (FIN)");
-			if (x->model)
-				iw_conn_peer_closed(x->model);
+		if (x->h->fd >= 0) {
+			shutdown(x->h->fd, SHUT_WR);
+			iw_result_wire(x->r, IW_TO_DUT, x->h->no, tcase(x), "fin", NULL, 0, "harness closed its half (FIN)");
+			if (x->h->model)
+				iw_conn_peer_closed(x->h->model);
 		}
 		return true;
+	case IW_STEP_USE: {
+		int64_t n = arg_i(s, "conn", 1);
+		if (n < 1 || n > x->nconns)
+			return herror(x, "line %d: use %lld: the case has opened %d connection%s", s->line, (long long)n,
+				      x->nconns, x->nconns == 1 ? "" : "s");
+		x->h = &x->conns[n - 1];
+		return true;
+	}
 	case IW_STEP_RESET:
-		if (x->fd >= 0) {
-			iw_net_reset(x->fd);
-			x->fd = -1;
-			iw_result_wire(x->r, IW_TO_DUT, x->conn_no, tcase(x), "rst", NULL, 0, "harness reset the connection");
+		if (x->h->fd >= 0) {
+			iw_net_reset(x->h->fd);
+			x->h->fd = -1;
+			iw_result_wire(x->r, IW_TO_DUT, x->h->no, tcase(x), "rst", NULL, 0, "harness reset the connection");
 		}
 		return true;
 	default:
@@ -1302,33 +1373,25 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 		  iw_case_result *r)
 {
 	ctx *x = calloc(1, sizeof *x);
-	if (x)
-		x->rx = malloc(sizeof *x->rx);
-	if (x)
-		x->in = malloc(RX_LIMIT);
-	if (!x || !x->rx || !x->in) {
+	if (!x) {
 		r->verdict = IW_ERROR;
 		snprintf(r->reason, sizeof r->reason, "out of memory starting the case");
-		if (x) {
-			free(x->rx);
-			free(x->in);
-		}
-		free(x);
 		return;
 	}
+	for (int i = 0; i < MAX_CONNS; i++)
+		x->conns[i].fd = -1;
+	x->h = &x->conns[0];
 	x->c = c;
 	x->p = p;
 	x->o = o;
 	x->drv = drv;
 	x->r = r;
 	x->dut_role = dut_role;
-	x->fd = -1;
 	x->rng = (o->seed ? o->seed : 0x9E3779B97F4A7C15ull) ^ (uint64_t)strlen(c->id) * 0x100000001B3ull;
 	for (const char *k = c->id; *k; k++)
 		x->rng = (x->rng ^ (uint8_t)*k) * 0x100000001B3ull;
 	if (!x->rng)
 		x->rng = 1;
-	conn_reset_state(x);
 	x->t0_us = now_us();
 	/* A slow DUT may declare a longer case timeout than the case's own. */
 	int64_t tmo = c->timeout_ms > o->dut.case_timeout_ms ? c->timeout_ms : o->dut.case_timeout_ms;
@@ -1346,7 +1409,8 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 		}
 		iw_dut_finding f;
 		memset(&f, 0, sizeof f);
-		conn_close(x);
+		for (int i = 0; i < MAX_CONNS; i++)
+			hconn_close(&x->conns[i]);
 		if (drv->ops->case_end(drv, &f, &e) == IW_OK && f.present) {
 			r->dut_finding = true;
 			snprintf(r->dut_finding_text, sizeof r->dut_finding_text, "%s%s (exit %d, signal %d)\n%s",
@@ -1356,8 +1420,8 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 				fail(x, NULL, "%s", r->dut_finding_text);
 		}
 	}
-	conn_close(x);
-	iw_conn_free(x->model);
+	for (int i = 0; i < MAX_CONNS; i++)
+		hconn_free(&x->conns[i]);
 	r->duration_ms = (now_us() - x->t0_us) / 1000;
 	if (x->harness_error) {
 		r->verdict = IW_ERROR;
@@ -1376,7 +1440,5 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 			snprintf(r->reason, sizeof r->reason, "measured %s = %.0f %s", r->measures[0].name,
 				 r->measures[0].value, r->measures[0].unit);
 	}
-	free(x->rx);
-	free(x->in);
 	free(x);
 }
