@@ -2,9 +2,10 @@
 #
 #   make            build build/iwspec and the test binaries
 #   make run        install missing build dependencies, build, run the suite against the
-#                   built-in reference DUT, write reports to out/latest/
+#                   built-in reference DUT, write reports to out/latest/ (report.html and pcaps too)
 #   make test       unit, property and golden tests, CLI tests, then the same under ASan+UBSan
-#   make bench      benchmarks (figures, never pass/fail on timing)
+#   make bench      benchmarks (figures, never pass/fail on timing), fuzz targets' exec/s included
+#   make fuzz-smoke  each fuzz target briefly (part of make test when clang is there); see fuzz/fuzz.mk
 #   make install    install iwspec under $(PREFIX) (default /usr/local)
 #   make clean
 
@@ -17,9 +18,9 @@ GIT_REV  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT      ?= -O2 -g
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) -Iengine -Isuite -Idrivers -Ireports \
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) -Iengine -Isuite -Idrivers -Ireports -Ivectors \
               -DIWSPEC_VERSION='"$(VERSION)"' -DIWSPEC_GIT_REV='"$(GIT_REV)"'
-LDLIBS_ALL := -ljansson $(EXTRA_LDLIBS)
+LDLIBS_ALL := -ljansson -lpcap -lpthread $(EXTRA_LDLIBS)
 
 ENGINE_SRC := $(wildcard engine/*.c)
 APP_SRC    := $(filter-out suite/main.c,$(wildcard suite/*.c drivers/*.c reports/*.c vectors/*.c))
@@ -30,7 +31,9 @@ ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 APP_OBJ    := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all run test test-unit test-cli test-san bench install clean deps
+include fuzz/fuzz.mk
+
+.PHONY: all run test test-unit test-cli test-san bench install clean deps vectors conformance
 all: $(BUILD)/iwspec $(BUILD)/run_tests
 
 $(BUILD)/%.o: %.c
@@ -44,7 +47,7 @@ $(BUILD)/libiwengine.a: $(ENGINE_OBJ)
 $(BUILD)/iwspec: $(BUILD)/suite/main.o $(APP_OBJ) $(BUILD)/libiwengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/run_tests: $(TEST_OBJ) $(APP_OBJ) $(BUILD)/libiwengine.a
+$(BUILD)/run_tests: $(TEST_OBJ) $(APP_OBJ) $(FUZZ_OBJ) $(BUILD)/libiwengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 deps:
@@ -52,15 +55,29 @@ deps:
 
 run: deps
 	$(MAKE) all
-	$(BUILD)/iwspec run --report out/latest
+	$(BUILD)/iwspec run --profile all --report out/latest --html --pcap
 
-test: test-unit test-cli test-san
+test: test-unit test-cli conformance test-san test-fuzz
 
 test-unit: $(BUILD)/run_tests
 	$(BUILD)/run_tests
 
 test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/run.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/mutants.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/vectors.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/tshark_check.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
+
+# The whole suite against the built-in DUT in every profile, for each DUT configuration
+# (markers yes/no x crc required/optional-off) and each resegmentation mode; fails on any FAIL
+# or ERROR (tools/conformance.sh; JOBS runs at a time, default 16).
+conformance: $(BUILD)/iwspec
+	IWSPEC=$(BUILD)/iwspec sh tools/conformance.sh
+
+# Regenerates the checked-in vector set (vectors/*.json, vectors/pcap, vectors/schema).
+vectors: $(BUILD)/iwspec
+	$(BUILD)/iwspec vectors --out vectors
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-san:
@@ -70,19 +87,29 @@ test-san:
 		build-san/run_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		IWSPEC=build-san/iwspec sh tests/cli/run.sh
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		IWSPEC=build-san/iwspec sh tests/cli/mutants.sh
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		IWSPEC=build-san/iwspec MODES=random sh tools/conformance.sh
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		IWSPEC=build-san/iwspec sh tests/cli/vectors.sh
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		REPORT_QUICK=1 IWSPEC=build-san/iwspec sh tests/cli/report.sh
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libiwengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O3 -o $@ $^ $(LDLIBS_ALL) -lisal
 
-bench: $(BENCH_SRC:%.c=$(BUILD)/%)
-	@for b in $^; do $$b || exit 1; done
+bench: $(BENCH_SRC:%.c=$(BUILD)/%) $(BUILD)/iwspec
+	@for b in $(BENCH_SRC:%.c=$(BUILD)/%); do $$b || exit 1; done
+	@$(BUILD)/iwspec fuzz --bench --time 6s
+	@$(MAKE) --no-print-directory fuzz-bench
 
 install: $(BUILD)/iwspec
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/iwspec $(DESTDIR)$(PREFIX)/bin/iwspec
 
 clean:
-	rm -rf build build-san out
+	rm -rf build build-san build-fuzz out
 
--include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/suite/main.d
+-include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/suite/main.d

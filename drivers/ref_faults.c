@@ -1,7 +1,11 @@
 #include "ref_faults.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "mpa_rx.h"
+#include "ref_server.h"
 
 #include "ddp.h"
 #include "iw_proto.h"
@@ -37,6 +41,22 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 		"sends an FPDU (a zero-length RDMA Write) right after its Reply, before receiving one" },
 	[IW_MUTANT_TRUNCATE_PD] = { "truncate-pd", "MPA-6.1.1-08",
 		"Reply PD_Length says 4 octets more than the private data sent" },
+	[IW_MUTANT_TERM_WRONG_CODE] = { "term-wrong-code", "DDP-9.2-01",
+		"every Terminate it sends carries a wrong error code (ECode XOR 0x20)" },
+	[IW_MUTANT_NO_TERMINATE] = { "no-terminate", "DDP-9.1-04",
+		"reports no error to the peer: its Terminates are dropped, it only closes" },
+	[IW_MUTANT_DELIVER_AFTER_ERROR] = { "deliver-after-error", "MPA-7-08",
+		"passes the first FPDU with a bad CRC or marker on as valid and goes on delivering what follows" },
+	[IW_MUTANT_IGNORE_BOUNDS] = { "ignore-bounds", "DDP-9.1-T4",
+		"places the part of an RDMA Write that fits its buffer, drops the rest, and reports nothing" },
+	[IW_MUTANT_INTEROP_CODES] = { "interop-codes", "DDP-9.2-01",
+		"reports errors with real stacks' codes: LLP error type 3 (cxgb4), 0x2/0x02 for a message too long "
+		"and 0x1/0x01 for a TO wrap (siw)" },
+	[IW_MUTANT_CRASH_SHORT_ULPDU] = { "crash-short-ulpdu", "DDP-6.4-01",
+		"abort()s on an FPDU whose ULPDU_Length is shorter than a DDP header (a process crash: run it as "
+		"exec:'iwspec serve --mutant crash-short-ulpdu --port {port}')" },
+	[IW_MUTANT_HANG_PARTIAL_HEADER] = { "hang-partial-header", "MPA-5.4-04",
+		"stops reading, and never closes, once a read ends inside an FPDU header" },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)
@@ -127,8 +147,240 @@ void iw_fault_conn_init(iw_fault_conn *f, enum iw_hostile h, enum iw_mutant m, c
 		f->triggered = true;
 }
 
+/* ---- re-framing (message-level mutants) ---- */
+
+struct iw_reframe {
+	iw_mpa_rx dec;
+	iw_mpa_tx enc;
+	iw_fpdu fp;
+	uint8_t ulpdu[65536];
+	uint8_t *out;               /* framed octets not yet handed on */
+	size_t out_len, out_off, out_cap;
+};
+
+static bool out_mutant(enum iw_mutant m)
+{
+	return m == IW_MUTANT_TERM_WRONG_CODE || m == IW_MUTANT_NO_TERMINATE || m == IW_MUTANT_INTEROP_CODES;
+}
+
+static bool in_mutant(enum iw_mutant m)
+{
+	return m == IW_MUTANT_DELIVER_AFTER_ERROR || m == IW_MUTANT_IGNORE_BOUNDS;
+}
+
+void iw_fault_conn_free(iw_fault_conn *f)
+{
+	for (int i = 0; i < 2; i++) {
+		iw_reframe *r = i ? f->rf_out : f->rf_in;
+		if (r)
+			free(r->out);
+		free(r);
+	}
+	f->rf_in = f->rf_out = NULL;
+}
+
+static iw_reframe *reframe_new(const iw_profile *p, bool markers, bool crc)
+{
+	iw_reframe *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->out_cap = 1u << 18;
+	r->out = malloc(r->out_cap);
+	if (!r->out) {
+		free(r);
+		return NULL;
+	}
+	iw_mpa_rx_init(&r->dec, p, markers, crc);
+	iw_mpa_tx_init(&r->enc, p, markers, crc);
+	return r;
+}
+
+/* Frames one ULPDU into r->out (mods may carry a CRC defect); false when it does not fit. */
+static bool reframe_emit(iw_reframe *r, const uint8_t *u, size_t n, const iw_fpdu_mods *mods)
+{
+	if (r->out_off && r->out_off == r->out_len)
+		r->out_off = r->out_len = 0;
+	size_t need = iw_mpa_tx_size(&r->enc, n);
+	if (r->out_len + need > r->out_cap) {
+		memmove(r->out, r->out + r->out_off, r->out_len - r->out_off);
+		r->out_len -= r->out_off;
+		r->out_off = 0;
+		if (r->out_len + need > r->out_cap)
+			return false;
+	}
+	size_t w = 0;
+	if (iw_mpa_tx_fpdu(&r->enc, u, n, NULL, 0, mods, r->out + r->out_len, r->out_cap - r->out_len, &w, NULL))
+		return false;
+	r->out_len += w;
+	return true;
+}
+
+/* The DUT's Terminates as a message-level mutant rewrites them (RFC 5040 §4.8: the control
+ * word after the 18-octet untagged header is Layer|EType, ECode, flags). */
+static bool rewrite_out(iw_fault_conn *f, uint8_t *u, size_t n)
+{
+	bool term = n >= IW_DDP_UNTAGGED_HDR_LEN + 4 && !(u[0] & 0x80) && (u[1] & 0x0F) == IW_OP_TERMINATE;
+	if (!term)
+		return true;
+	uint8_t *cw = u + IW_DDP_UNTAGGED_HDR_LEN;
+	int layer = cw[0] >> 4, etype = cw[0] & 0x0F, ecode = cw[1];
+	switch (f->mutant) {
+	case IW_MUTANT_NO_TERMINATE:
+		return false;
+	case IW_MUTANT_TERM_WRONG_CODE:
+		cw[1] ^= 0x20;
+		break;
+	case IW_MUTANT_INTEROP_CODES:
+		if (layer == IW_LAYER_LLP && etype == IW_LLP_ET_MPA)
+			cw[0] = (uint8_t)(IW_LAYER_LLP << 4 | 3);           /* cxgb4: 0x23 */
+		else if (layer == IW_LAYER_DDP && etype == IW_DDP_ET_UNTAGGED && ecode == IW_DDP_EC_TOO_LONG)
+			cw[1] = IW_DDP_EC_MSN_NO_BUFFER;                     /* siw: "no buffer" */
+		else if (layer == IW_LAYER_DDP && etype == IW_DDP_ET_TAGGED && ecode == IW_DDP_EC_TO_WRAP)
+			cw[1] = IW_DDP_EC_BASE_BOUNDS;                       /* siw: no wrap check */
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/* The peer's ULPDU as the input mutant lets the model see it: false drops it. An RDMA Write
+ * running past the reflector's buffer is cut to what fits (ignore-bounds). */
+static bool rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
+{
+	if (f->mutant != IW_MUTANT_IGNORE_BOUNDS || *n < IW_DDP_TAGGED_HDR_LEN || !(u[0] & 0x80) ||
+	    (u[1] & 0x0F) != IW_OP_WRITE)
+		return true;
+	uint64_t to = 0;
+	for (int i = 6; i < 14; i++)
+		to = to << 8 | u[i];
+	size_t len = *n - IW_DDP_TAGGED_HDR_LEN;
+	if (!len)
+		return true;
+	if (to >= IW_REF_STAG_LEN)
+		return false;
+	if (to + len > IW_REF_STAG_LEN)
+		*n = IW_DDP_TAGGED_HDR_LEN + (size_t)(IW_REF_STAG_LEN - to);
+	return true;
+}
+
+/* Octets of the peer's FPDU stream through the input re-framer; the result is in f->in_buf. */
+static void reframe_input(iw_fault_conn *f, const uint8_t *data, size_t len)
+{
+	iw_reframe *r = f->rf_in;
+	r->out_off = r->out_len = 0;
+	f->in_rewritten = true;
+	f->in_buf = r->out;
+	f->in_len = 0;
+	while (len) {
+		size_t used = 0;
+		iw_violation v;
+		enum iw_rx_status st = iw_mpa_rx_push(&r->dec, data, len, &used, &r->fp, &v);
+		data += used;
+		len -= used;
+		if (st == IW_RX_FPDU) {
+			size_t n = r->fp.ulpdu_length;
+			memcpy(r->ulpdu, r->fp.ulpdu, n);
+			if (rewrite_in(f, r->ulpdu, &n))
+				(void)reframe_emit(r, r->ulpdu, n, NULL);
+		} else if (st == IW_RX_ERROR) {
+			/* deliver-after-error hands the first bad FPDU on as if it were valid, so it and what
+			 * follows are delivered; any later one reaches the model as a CRC error. */
+			bool pass = f->mutant == IW_MUTANT_DELIVER_AFTER_ERROR && !f->dropped_once;
+			iw_fpdu_mods bad;
+			memset(&bad, 0, sizeof bad);
+			bad.crc_xor = pass ? 0 : 1;
+			(void)reframe_emit(r, r->fp.ulpdu, r->fp.ulpdu_length, &bad);
+			f->dropped_once = true;
+			uint64_t pos = r->dec.pos;
+			iw_mpa_rx_init_at(&r->dec, f->profile, r->dec.markers, r->dec.crc, pos);
+		} else {
+			break;
+		}
+	}
+	f->in_len = r->out_len;
+}
+
+/* Model output through the output re-framer into tx. */
+static void reframe_output(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx)
+{
+	iw_reframe *r = f->rf_out;
+	for (;;) {
+		/* Hand on what is framed first, so the buffers stay bounded. */
+		size_t pend = r->out_len - r->out_off, room = iw_txbuf_room(tx);
+		size_t k = pend < room ? pend : room;
+		memcpy(iw_txbuf_tail(tx), r->out + r->out_off, k);
+		tx->len += k;
+		r->out_off += k;
+		if (r->out_off < r->out_len)
+			return;
+		r->out_off = r->out_len = 0;
+		size_t avail;
+		const uint8_t *src = iw_conn_output_peek(model, &avail);
+		if (!avail)
+			return;
+		size_t used = 0;
+		iw_violation v;
+		enum iw_rx_status st = iw_mpa_rx_push(&r->dec, src, avail, &used, &r->fp, &v);
+		iw_conn_output_consume(model, used);
+		f->out_pos += used;
+		if (st == IW_RX_FPDU) {
+			size_t n = r->fp.ulpdu_length;
+			memcpy(r->ulpdu, r->fp.ulpdu, n);
+			if (rewrite_out(f, r->ulpdu, n))
+				(void)reframe_emit(r, r->ulpdu, n, NULL);
+		} else if (st == IW_RX_ERROR || used == 0) {
+			return;
+		}
+	}
+}
+
+/* The length chain of the peer's FPDUs after its startup frame, for the robustness mutants:
+ * crash-short-ulpdu trusts ULPDU_Length to hold a DDP header (A9, DDP-6.4-01: it need not),
+ * hang-partial-header gives up on a read that ends inside an FPDU header (MPA-5.4-04: the
+ * receiver must wait for the rest). */
+static void track(iw_fault_conn *f, const uint8_t *data, size_t len, uint64_t pos0)
+{
+	uint64_t frame_end = 0;
+	if (f->profile->startup_frames) {
+		/* FPDUs follow a frame with the right key only: before that there is no FPDU stream. */
+		const char *key = f->role == IW_ROLE_RESPONDER ? IW_MPA_KEY_REQ : IW_MPA_KEY_REP;
+		if (pos0 + len < IW_MPA_FRAME_HDR_LEN || memcmp(f->in_hdr, key, IW_MPA_KEY_LEN))
+			return;
+		frame_end = IW_MPA_FRAME_HDR_LEN + ((uint64_t)f->in_hdr[18] << 8 | f->in_hdr[19]);
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (pos0 + i < frame_end)
+			continue;
+		uint8_t o = data[i];
+		uint64_t k = f->trk_in_fpdu++;
+		if (k == 0) {
+			f->trk_len_hi = o;
+		} else if (k == 1) {
+			f->trk_len = (uint16_t)(f->trk_len_hi << 8 | o);
+			f->trk_total = 2u + f->trk_len + iw_mpa_pad_len(f->trk_len) + IW_MPA_CRC_LEN;
+			if (f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU && f->trk_len < IW_DDP_TAGGED_HDR_LEN)
+				abort();
+		} else if (k == 2 && f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU && !(o & IW_DDP_T) &&
+			   f->trk_len < IW_DDP_UNTAGGED_HDR_LEN) {
+			abort();
+		}
+		if (k >= 1 && f->trk_in_fpdu == f->trk_total)
+			f->trk_in_fpdu = 0;
+	}
+	uint64_t k = f->trk_in_fpdu;
+	bool partial = k > 0 && (k < 2 || (k < 2u + IW_DDP_TAGGED_HDR_LEN && k < 2u + (uint64_t)f->trk_len));
+	if (f->mutant == IW_MUTANT_HANG_PARTIAL_HEADER && pos0 + len > frame_end && partial) {
+		f->hang_armed = true;
+		f->hold_open = true;
+	}
+}
+
 void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len)
 {
+	uint64_t pos0 = f->in_pos;
+	if (f->hang_armed)
+		f->feed_model = false;
 	const uint8_t *key = (const uint8_t *)(f->role == IW_ROLE_RESPONDER ? IW_MPA_KEY_REQ : IW_MPA_KEY_REP);
 	for (size_t i = 0; i < len && f->in_pos + i < IW_MPA_FRAME_HDR_LEN; i++) {
 		size_t p = (size_t)f->in_pos + i;
@@ -140,9 +392,40 @@ void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len)
 		if (f->mutant == IW_MUTANT_IGNORE_M && p == 16)
 			data[i] &= (uint8_t)~IW_MPA_FLAG_M;
 	}
+	uint64_t before = f->in_pos;
 	f->in_pos += len;
+	f->in_rewritten = false;
+	if (f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU || f->mutant == IW_MUTANT_HANG_PARTIAL_HEADER)
+		track(f, data, len, pos0);
 	if (len == 0)
 		return;
+	if (in_mutant(f->mutant) && f->out_hdr_known) {
+		/* The peer's FPDUs start after its startup frame (20 + PD_Length octets). */
+		size_t frame = f->profile->startup_frames ? IW_MPA_FRAME_HDR_LEN + ((size_t)f->in_hdr[18] << 8 | f->in_hdr[19]) : 0;
+		if (f->in_pos > frame) {
+			size_t skip = before < frame ? (size_t)(frame - before) : 0;
+			if (!f->rf_in) {
+				bool markers = f->profile->markers_always || (f->out_hdr[16] & IW_MPA_FLAG_M);
+				bool crc = f->profile->crc_always || (f->in_hdr[16] & IW_MPA_FLAG_C) ||
+					   (f->out_hdr[16] & IW_MPA_FLAG_C);
+				f->rf_in = reframe_new(f->profile, markers, crc);
+			}
+			if (f->rf_in && skip == 0) {
+				reframe_input(f, data, len);
+			} else if (f->rf_in) {
+				/* The frame's tail and the first FPDU octets in one chunk: the frame part as it
+				 * is, then the FPDUs through the re-framer, both in the re-framer's buffer. */
+				iw_reframe *r = f->rf_in;
+				reframe_input(f, data + skip, len - skip);
+				if (r->out_len + skip <= r->out_cap) {
+					memmove(r->out + skip, r->out, r->out_len);
+					memcpy(r->out, data, skip);
+					r->out_len += skip;
+					f->in_len = r->out_len;
+				}
+			}
+		}
+	}
 	if (f->hostile == IW_HOSTILE_GARBAGE)
 		f->triggered = true;
 	if (f->hostile == IW_HOSTILE_RESET_MID_FRAME && !f->profile->startup_frames)
@@ -354,6 +637,18 @@ int64_t iw_fault_pump(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx, int64_t no
 	 * header can be rewritten as one. */
 	if (f->profile->startup_frames && !frame_known(f, model))
 		return -1;
+	if (out_mutant(f->mutant)) {
+		/* Our frame goes out as it is; the FPDUs after it through the re-framer. */
+		if (f->out_pos < f->out_frame_len)
+			move(f, model, tx, f->out_frame_len - (size_t)f->out_pos);
+		iw_conn_params prm;
+		iw_conn_params_get(model, &prm);
+		if (f->out_pos >= f->out_frame_len && iw_conn_state(model) != IW_CS_STARTUP && !f->rf_out)
+			f->rf_out = reframe_new(f->profile, prm.markers_tx, prm.crc);
+		if (f->rf_out && f->out_pos >= f->out_frame_len)
+			reframe_output(f, model, tx);
+		return -1;
+	}
 	move(f, model, tx, SIZE_MAX);
 	if (f->mutant == IW_MUTANT_EARLY_FPDU && !f->early_sent && f->role == IW_ROLE_RESPONDER &&
 	    f->profile->startup_frames && f->out_pos >= f->out_frame_len &&

@@ -47,6 +47,15 @@ enum iw_mutant {
 	IW_MUTANT_REPLY_C0,
 	IW_MUTANT_EARLY_FPDU,
 	IW_MUTANT_TRUNCATE_PD,
+	/* Message-level mutants: they re-frame FPDUs (ref_faults.c, "re-framing"). */
+	IW_MUTANT_TERM_WRONG_CODE,
+	IW_MUTANT_NO_TERMINATE,
+	IW_MUTANT_DELIVER_AFTER_ERROR,
+	IW_MUTANT_IGNORE_BOUNDS,
+	IW_MUTANT_INTEROP_CODES,
+	/* Robustness mutants (the network fuzzer's targets, docs/fuzzing-network.md). */
+	IW_MUTANT_CRASH_SHORT_ULPDU,    /* abort()s: run it as a process (exec:'iwspec serve ...') */
+	IW_MUTANT_HANG_PARTIAL_HEADER,  /* stops reading and never closes */
 	IW_MUTANT_COUNT
 };
 
@@ -91,6 +100,10 @@ static inline void iw_txbuf_drop(iw_txbuf *t, size_t n)
 		t->off = 0;
 }
 
+/* One direction re-framed: FPDUs decoded, their ULPDUs rewritten or dropped by a message-level
+ * mutant, and framed again with the same markers and CRC, so the stream stays consistent. */
+typedef struct iw_reframe iw_reframe;
+
 /* Per-connection fault state. */
 typedef struct iw_fault_conn {
 	enum iw_hostile hostile;
@@ -116,7 +129,25 @@ typedef struct iw_fault_conn {
 	bool hold_open;             /* ignore the model's close and the timeouts but idle */
 	bool idle_input_only;       /* the idle timeout counts only the peer's octets */
 	uint64_t injected;          /* octets added that the model did not produce */
+
+	/* Message-level mutants: the re-framers, made when first needed (free with iw_fault_conn_free). */
+	iw_reframe *rf_in, *rf_out;
+	bool in_rewritten;          /* after iw_fault_input: feed in_buf[0, in_len) instead of the chunk */
+	const uint8_t *in_buf;
+	size_t in_len;
+	bool dropped_once;          /* deliver-after-error: the one bad FPDU it hid */
+
+	/* Robustness mutants: the length chain of the peer's FPDUs, as received (before the model;
+	 * no markers on its receive side, the default). */
+	uint64_t trk_in_fpdu;       /* octets of the current FPDU seen (0: at an FPDU start) */
+	uint32_t trk_total;         /* the current FPDU's octets, once its ULPDU_Length is in */
+	uint16_t trk_len;
+	uint8_t trk_len_hi;
+	bool hang_armed;            /* hang-partial-header: the model gets nothing more */
 } iw_fault_conn;
+
+/* Frees what a connection's fault state allocated (the re-framers). */
+void iw_fault_conn_free(iw_fault_conn *f);
 
 void iw_fault_conn_init(iw_fault_conn *f, enum iw_hostile h, enum iw_mutant m, const iw_profile *p,
 			enum iw_role role, uint64_t seed);

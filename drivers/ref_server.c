@@ -1,3 +1,5 @@
+/* accept4(): accepted sockets come out non-blocking and close-on-exec in one call. */
+#define _GNU_SOURCE
 #include "ref_server.h"
 
 #include <arpa/inet.h>
@@ -174,6 +176,7 @@ static void conn_free(iw_ref_server *s, rconn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	iw_conn_free(c->model);
+	iw_fault_conn_free(&c->fault);
 	free(c->tx.buf);
 	free(c);
 	s->nconns--;
@@ -401,7 +404,8 @@ static void conn_opened(iw_ref_server *s, rconn *c, int64_t now)
 {
 	c->st = RC_OPEN;
 	c->opened_ms = c->last_in_ms = c->last_out_ms = now;
-	peer_name(c->fd, c->peer, sizeof c->peer);
+	if (s->o.log) /* only the log shows it: no syscall per connection otherwise */
+		peer_name(c->fd, c->peer, sizeof c->peer);
 	stat_add(s, &s->stats.connections);
 	logf_(s, c, "open (%s, %s)", s->o.role == IW_ROLE_RESPONDER ? "responder" : "initiator", s->o.profile->name);
 }
@@ -474,7 +478,8 @@ static bool conn_step(iw_ref_server *s, rconn *c, int64_t now)
 		bool want = iw_conn_wants_close(c->model) || c->peer_eof;
 		if (want && pending == 0 && c->tx.len == 0) {
 			begin_close(s, c, now, c->peer_eof ? "the peer closed" : "the model closes");
-			return true;
+			/* Nothing more can arrive after the peer's FIN: no need to drain, close now. */
+			return !c->peer_eof;
 		}
 		/* MPA-6.1-R10a: the peer's whole startup frame within the startup timeout. */
 		if (f->feed_model && iw_conn_state(c->model) == IW_CS_STARTUP &&
@@ -493,31 +498,43 @@ static bool conn_step(iw_ref_server *s, rconn *c, int64_t now)
 	return true;
 }
 
+static bool want_read(rconn *c);
+
 static bool conn_readable(iw_ref_server *s, rconn *c, int64_t now)
 {
-	ssize_t n = recv(c->fd, s->rbuf, sizeof s->rbuf, MSG_DONTWAIT);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+	/* A second read when the first was short: a FIN that came with the data is then seen in
+	 * the same wakeup, and the answer and our FIN leave together. */
+	for (int k = 0; k < 2; k++) {
+		ssize_t n = recv(c->fd, s->rbuf, sizeof s->rbuf, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				return true;
+			logf_(s, c, "read: %s", strerror(errno));
+			return false;
+		}
+		if (n == 0) {
+			c->peer_eof = true;
+			if (c->st == RC_OPEN) {
+				logf_(s, c, "the peer closed (FIN)");
+				iw_conn_peer_closed(c->model);
+				drain_events(s, c);
+			}
 			return true;
-		logf_(s, c, "read: %s", strerror(errno));
-		return false;
-	}
-	if (n == 0) {
-		c->peer_eof = true;
-		if (c->st == RC_OPEN) {
-			logf_(s, c, "the peer closed (FIN)");
-			iw_conn_peer_closed(c->model);
+		}
+		c->last_in_ms = now;
+		if (c->st != RC_OPEN)
+			return true; /* draining: discarded */
+		iw_fault_input(&c->fault, s->rbuf, (size_t)n);
+		if (c->fault.feed_model) {
+			/* A message-level mutant may have re-framed the peer's octets. */
+			if (c->fault.in_rewritten)
+				feed(s, c, c->fault.in_buf, c->fault.in_len);
+			else
+				feed(s, c, s->rbuf, (size_t)n);
 			drain_events(s, c);
 		}
-		return true;
-	}
-	c->last_in_ms = now;
-	if (c->st != RC_OPEN)
-		return true; /* draining: discarded */
-	iw_fault_input(&c->fault, s->rbuf, (size_t)n);
-	if (c->fault.feed_model) {
-		feed(s, c, s->rbuf, (size_t)n);
-		drain_events(s, c);
+		if ((size_t)n == sizeof s->rbuf || !want_read(c))
+			return true;
 	}
 	return true;
 }
@@ -609,11 +626,9 @@ void iw_ref_server_stats(iw_ref_server *s, iw_ref_stats *st)
 static void accept_all(iw_ref_server *s, int64_t now)
 {
 	while (s->accepting && s->nconns < s->o.max_conns) {
-		int fd = accept(s->lfd, NULL, NULL);
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-		iw_net_set_nonblock(fd, true);
 		iw_net_nodelay(fd);
 		iw_err e;
 		rconn *c = conn_new(s, fd, RC_OPEN, now, &e);

@@ -37,6 +37,13 @@ void iw_mpa_rx_init(iw_mpa_rx *rx, const iw_profile *p, bool markers, bool crc)
 	rx->nmarkers = 0;
 }
 
+void iw_mpa_rx_init_at(iw_mpa_rx *rx, const iw_profile *p, bool markers, bool crc, uint64_t start)
+{
+	iw_mpa_rx_init(rx, p, markers, crc);
+	rx->pos = start;
+	rx->fpdu_start = start;
+}
+
 bool iw_mpa_rx_partial(const iw_mpa_rx *rx)
 {
 	return !rx->failed && (rx->body_have || rx->mk_have || rx->nmarkers);

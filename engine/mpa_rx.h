@@ -96,6 +96,11 @@ void iw_mpa_rx_init(iw_mpa_rx *rx, const iw_profile *p, bool markers, bool crc);
 enum iw_rx_status iw_mpa_rx_push(iw_mpa_rx *rx, const uint8_t *data, size_t len, size_t *consumed,
 				 iw_fpdu *out, iw_violation *err);
 
+/* Starts a direction whose first octet given will be at stream offset start from SeqStart
+ * (a capture or hex dump that begins mid-stream). FPDUs start at multiples of 4 (A23), so
+ * start should be one; otherwise FPDUPTR cannot point at them. */
+void iw_mpa_rx_init_at(iw_mpa_rx *rx, const iw_profile *p, bool markers, bool crc, uint64_t start);
+
 /* True when the decoder holds part of an FPDU (the stream ended mid-FPDU if it ends now). */
 bool iw_mpa_rx_partial(const iw_mpa_rx *rx);
 

@@ -184,6 +184,10 @@ void iw_console_summary(FILE *f, const iw_run *run, const char *report_dir)
 		fputs(", segmentation ", f);
 		put_safe(f, FIELD(run->seg_mode));
 	}
+	if (run->framing[0]) {
+		fputs(", ", f);
+		put_safe(f, FIELD(run->framing));
+	}
 	fprintf(f, ", seed %llu\n", (unsigned long long)run->seed);
 	if (run->end_unix_ms > run->start_unix_ms && run->start_unix_ms > 0)
 		fprintf(f, "  %zu cases in %.3f s%s\n", run->ncases,
@@ -206,6 +210,25 @@ void iw_console_summary(FILE *f, const iw_run *run, const char *report_dir)
 		for (size_t i = 0; i < run->ncases; i++)
 			if (verdict_of(&run->cases[i]) == order[o])
 				summary_case(f, &run->cases[i]);
+	}
+
+	/* A mapped error code passed only because the DUT configuration tolerates it: a lab must
+	 * see the difference between conformance and a tolerated deviation. */
+	bool mapped = false;
+	for (size_t i = 0; i < run->ncases; i++) {
+		const iw_case_result *r = &run->cases[i];
+		for (size_t k = 0; k < r->nmappings && k < 4; k++) {
+			if (!mapped)
+				fputs("\n  Error-code mappings applied (tolerated deviations, not conformance):\n", f);
+			mapped = true;
+			fputs("  ", f);
+			put_safe(f, FIELD(r->id));
+			fputs(" (", f);
+			put_safe(f, FIELD(r->profile));
+			fputs("): ", f);
+			put_safe(f, FIELD(r->mappings[k]));
+			fputc('\n', f);
+		}
 	}
 
 	bool header = false;

@@ -9,11 +9,13 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic_file.h"
 #include "report_text.h"
+#include "req_catalog.h"
 
 #define JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
 
@@ -153,6 +155,19 @@ static json_t *case_json(jctx *c, const iw_case_result *r)
 	put(c, o, "mappings", maps);
 
 	put(c, o, "dut_finding", r->dut_finding ? jtext(c, FIELD(r->dut_finding_text)) : json_null());
+	put(c, o, "dut_role", jtext(c, FIELD(r->dut_role)));
+	put(c, o, "expected", jtext(c, FIELD(r->expected)));
+	/* The wire entry (0-based) and field a FAIL or WARN points at. */
+	bool blame = r->failed_req[0] && r->fail_wire && r->fail_wire <= r->nwire;
+	put(c, o, "failed_wire", blame ? jchk(c, json_integer((json_int_t)(r->fail_wire - 1))) : json_null());
+	put(c, o, "failed_field", blame && r->fail_field[0] ? jtext(c, FIELD(r->fail_field)) : json_null());
+	json_t *cap = jchk(c, json_object());
+	if (cap) {
+		put(c, cap, "octets", jchk(c, json_integer((json_int_t)r->tcp_octets)));
+		put(c, cap, "chunks", jchk(c, json_integer((json_int_t)r->ntcp)));
+		put(c, cap, "cut", json_boolean(r->tcp_cut));
+	}
+	put(c, o, "capture", cap);
 	put(c, o, "wire_dropped", jchk(c, json_integer((json_int_t)r->wire_dropped)));
 	return o;
 }
@@ -213,6 +228,7 @@ static json_t *run_json(jctx *c, const iw_run *run)
 	put(c, o, "role", jtext(c, FIELD(run->role)));
 	put(c, o, "host", jtext(c, FIELD(run->host)));
 	put(c, o, "seg_mode", jtext(c, FIELD(run->seg_mode)));
+	put(c, o, "framing", jtext(c, FIELD(run->framing)));
 	/* A 64-bit seed does not fit JSON's exact integers (2^53) nor json_int_t: a decimal string. */
 	char seed[32];
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)run->seed);
@@ -220,6 +236,29 @@ static json_t *run_json(jctx *c, const iw_run *run)
 	put(c, o, "start", jtime(c, run->start_unix_ms));
 	put(c, o, "end", jtime(c, run->end_unix_ms));
 	put(c, o, "complete", json_boolean(run->complete));
+	put(c, o, "interrupted_by", run->stop_signal == SIGINT ? json_string("SIGINT")
+				    : run->stop_signal == SIGTERM ? json_string("SIGTERM")
+				    : run->stop_signal ? jchk(c, json_integer(run->stop_signal)) : json_null());
+	put(c, o, "command", jtext(c, FIELD(run->command)));
+	put(c, o, "selection", jtext(c, FIELD(run->selection)));
+	json_t *vec = jchk(c, json_object());
+	if (vec) {
+		put(c, vec, "sha256", jtext(c, run->vectors_sha256[0] ? run->vectors_sha256 : "none",
+					    run->vectors_sha256[0] ? strnlen(run->vectors_sha256, sizeof run->vectors_sha256) : 4));
+		put(c, vec, "dir", jtext(c, FIELD(run->vectors_dir)));
+		put(c, vec, "files", jchk(c, json_integer((json_int_t)run->nvectors)));
+	}
+	put(c, o, "vectors", vec);
+	put(c, o, "requirements_catalog", jchk(c, json_string(iw_req_catalog_source)));
+	put(c, o, "dut_settings", jtext(c, FIELD(run->dut_settings)));
+	json_t *dis = jchk(c, json_array());
+	for (size_t i = 0; dis && i < run->ndisabled && i < IW_RUN_MAX_DISABLED; i++)
+		push(c, dis, jtext(c, FIELD(run->disabled[i])));
+	put(c, o, "disabled", dis);
+	json_t *maps = jchk(c, json_array());
+	for (size_t i = 0; maps && i < run->nmaps && i < IW_RUN_MAX_MAPS; i++)
+		push(c, maps, jtext(c, FIELD(run->maps[i])));
+	put(c, o, "maps", maps);
 	return o;
 }
 

@@ -9,11 +9,13 @@
  */
 #include "report.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic_file.h"
 #include "report_text.h"
+#include "req_catalog.h"
 
 #define FIELD(s) (s), strnlen((s), sizeof(s))
 
@@ -228,6 +230,20 @@ static void x_properties(iw_atomic_file *af, const iw_run *run, const size_t *n)
 	iw_text_time(run->end_unix_ms, true, t, sizeof t);
 	x_prop(af, "end", t, strlen(t));
 	x_prop(af, "complete", run->complete ? "true" : "false", run->complete ? 4 : 5);
+	if (run->stop_signal) {
+		const char *sig = run->stop_signal == SIGINT ? "SIGINT" : run->stop_signal == SIGTERM ? "SIGTERM" : "signal";
+		x_prop(af, "interrupted_by", sig, strlen(sig));
+	}
+	x_prop(af, "command", FIELD(run->command));
+	x_prop(af, "selection", FIELD(run->selection));
+	x_prop(af, "vectors.sha256", run->vectors_sha256[0] ? run->vectors_sha256 : "none",
+	       run->vectors_sha256[0] ? strnlen(run->vectors_sha256, sizeof run->vectors_sha256) : 4);
+	x_prop(af, "requirements_catalog", iw_req_catalog_source, strlen(iw_req_catalog_source));
+	x_prop(af, "dut_settings", FIELD(run->dut_settings));
+	for (size_t i = 0; i < run->ndisabled && i < IW_RUN_MAX_DISABLED; i++)
+		x_prop(af, "dut.disable", FIELD(run->disabled[i]));
+	for (size_t i = 0; i < run->nmaps && i < IW_RUN_MAX_MAPS; i++)
+		x_prop(af, "dut.map", FIELD(run->maps[i]));
 	/* JUnit has no WARN or INFO: keep their counts visible here. */
 	static const char *const names[IW_VERDICT_COUNT] = {
 		"count.pass", "count.fail", "count.warn", "count.info", "count.skip", "count.error",
@@ -256,7 +272,7 @@ int iw_report_junit(const iw_run *run, const char *path, iw_err *e)
 	}
 	char counts[160];
 	snprintf(counts, sizeof counts, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"",
-		 run->ncases, n[IW_FAIL], n[IW_ERROR], n[IW_SKIP], (double)ms / 1000.0);
+		 run->ncases + !run->complete, n[IW_FAIL], n[IW_ERROR] + !run->complete, n[IW_SKIP], (double)ms / 1000.0);
 	char ts[40];
 	iw_text_time(run->start_unix_ms, false, ts, sizeof ts);
 
@@ -269,6 +285,14 @@ int iw_report_junit(const iw_run *run, const char *path, iw_err *e)
 	x_properties(af, run, n);
 	for (size_t i = 0; i < run->ncases && iw_atomic_ok(af); i++)
 		x_case(af, &run->cases[i]);
+	/* An interrupted run says so where a dashboard looks: one error of its own. */
+	if (!run->complete) {
+		const char *sig = run->stop_signal == SIGINT ? " by SIGINT" : run->stop_signal == SIGTERM ? " by SIGTERM" : "";
+		iw_atomic_printf(af, "    <testcase classname=\"iwspec.run\" name=\"run-complete\" time=\"0\">\n"
+				     "      <error message=\"INCOMPLETE: the run was interrupted%s after %zu cases\" "
+				     "type=\"INCOMPLETE\">the cases after the interruption did not run</error>\n    </testcase>\n",
+				 sig, run->ncases);
+	}
 	iw_atomic_puts(af, "  </testsuite>\n</testsuites>\n");
 	return iw_atomic_commit(af, e);
 }

@@ -56,6 +56,8 @@ enum iw_step_kind {
 	IW_STEP_CLOSE,              /* FIN */
 	IW_STEP_RESET,              /* RST */
 	IW_STEP_USE,                /* make connection N (1 = the case's first) the current one */
+	IW_STEP_STARTUP,            /* a new connection taken to full operation: frames (by role and profile),
+	                             * the reflector's greeting and one echoed Send */
 	/* expectations */
 	IW_EXPECT_REQUEST,          /* a Request frame arrives, matching field patterns */
 	IW_EXPECT_REPLY,            /* a Reply frame arrives, matching field patterns */

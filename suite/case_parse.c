@@ -812,9 +812,11 @@ static int parse_step_name(parser *p, const char **pp, const char *end, iw_step 
 		kind = IW_STEP_RESET;
 	} else if (word_is(w1, n1, "use")) {
 		kind = IW_STEP_USE;
+	} else if (word_is(w1, n1, "startup")) {
+		kind = IW_STEP_STARTUP;
 	} else {
-		return perr(p, "unknown step '%s' (steps: connect, accept, send ..., split, sleep, close, reset, use, "
-			    "expect ..., measure close)", b);
+		return perr(p, "unknown step '%s' (steps: connect, accept, startup, send ..., split, sleep, close, reset, "
+			    "use, expect ..., measure close)", b);
 	}
 	st->kind = (enum iw_step_kind)kind;
 	if (w2 && n2 < sizeof st->word) {
@@ -1216,6 +1218,9 @@ static int check_case(parser *p, unsigned seen)
 			return perr(p, "connect: the harness connects only to a responder DUT (role: responder)");
 		if (st->kind == IW_STEP_ACCEPT && c->dut_role != 0)
 			return perr(p, "accept: the harness accepts only from an initiator DUT (role: initiator)");
+		/* startup ends with the reflector's greeting and an echo: without one it cannot run. */
+		if (st->kind == IW_STEP_STARTUP && !(c->needs & IW_CAP_REFLECTOR))
+			return perr(p, "startup: the step uses the reflector (greeting and echo): add `needs: reflector`");
 	}
 	return 0;
 }
@@ -1400,6 +1405,7 @@ const char *iw_step_name(enum iw_step_kind k)
 	case IW_STEP_CLOSE: return "close";
 	case IW_STEP_RESET: return "reset";
 	case IW_STEP_USE: return "use";
+	case IW_STEP_STARTUP: return "startup";
 	case IW_EXPECT_REQUEST: return "expect request";
 	case IW_EXPECT_REPLY: return "expect reply";
 	case IW_EXPECT_FPDU: return "expect fpdu";

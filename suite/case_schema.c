@@ -95,6 +95,9 @@ static const iw_arg_spec send_fpdu_args[] = {
 	INT("fpduptr_or", 0, 65535),
 	INT("fpduptr_delta", -65535, 65535),
 	BIT("no_markers"),
+	WORD("marker_at", "start crc end"),
+	INT("fill", 0, 255),
+	INT("cut", 0, 65535),
 };
 
 static const iw_arg_spec send_raw_args[] = {
@@ -142,6 +145,8 @@ static const iw_arg_spec expect_fpdu_args[] = {
 	INT("rv", 0, 3),
 	INT("opcode", 0, 15),
 	BIT("marker_first"),
+	INT("markers", 0, 1 << 16),
+	INT("fill", 0, 255),
 };
 
 static const iw_arg_spec expect_terminate_args[] = {
@@ -152,6 +157,8 @@ static const iw_arg_spec expect_terminate_args[] = {
 	BIT("m"),
 	BIT("d"),
 	BIT("r"),
+	BIT("hdr"),
+	BIT("rdma_hdr"),
 };
 
 static const iw_arg_spec expect_close_args[] = {
@@ -166,6 +173,13 @@ static const iw_arg_spec expect_silence_args[] = {
 
 static const iw_arg_spec use_args[] = {
 	{ "conn", T_I, NULL, 1, 4, 0, IW_SPEC_REQUIRED },
+};
+
+/* A connection taken to full operation; m and c are the harness's M and C bits. */
+static const iw_arg_spec startup_args[] = {
+	DUR("within"),
+	BIT("m"),
+	BIT("c"),
 };
 
 static const iw_arg_spec within_args[] = {
@@ -187,6 +201,7 @@ static const iw_step_schema schemas[IW_STEP_KIND_COUNT] = {
 	[IW_STEP_CLOSE] = { IW_STEP_CLOSE, "close", false, NOARGS, NULL, NULL },
 	[IW_STEP_RESET] = { IW_STEP_RESET, "reset", false, NOARGS, NULL, NULL },
 	[IW_STEP_USE] = { IW_STEP_USE, "use", false, ARGS(use_args), "conn", NULL },
+	[IW_STEP_STARTUP] = { IW_STEP_STARTUP, "startup", false, ARGS(startup_args), NULL, NULL },
 	[IW_EXPECT_REQUEST] = { IW_EXPECT_REQUEST, "expect request", true, ARGS(expect_frame_args), NULL, NULL },
 	[IW_EXPECT_REPLY] = { IW_EXPECT_REPLY, "expect reply", true, ARGS(expect_frame_args), NULL, NULL },
 	[IW_EXPECT_FPDU] = { IW_EXPECT_FPDU, "expect <msg>", true, ARGS(expect_fpdu_args), NULL, NULL },

@@ -1,10 +1,11 @@
 /*
  * cmd_decode.c - `iwspec decode`: decode an MPA byte stream layer by layer and list every
- * violation with its requirement ID and error code.
+ * violation with its requirement ID and error code; or judge every TCP connection of a
+ * capture file (pcap or pcapng) the same way, both directions.
  *
- * The stream may begin with a startup frame (Request or Reply); the octets after it are
- * FPDUs, as are all octets when there is no frame (or the profile has none). Everything is
- * decoded by the engine; this file only prints.
+ * A stream may begin with a startup frame (Request or Reply); the octets after it are FPDUs,
+ * as are all octets when there is no frame (or the profile has none). Everything is decoded by
+ * the engine; the printing is decode_stream.c's, captures are decode_pcap.c's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,20 +15,18 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decode_pcap.h"
+#include "decode_stream.h"
 #include "hexin.h"
-#include "mpa_fpdu.h"
-#include "iw_proto.h"
-#include "mpa_frame.h"
-#include "mpa_rx.h"
+#include "pcap_read.h"
 #include "profile.h"
-#include "rdmap.h"
 
 #define MAX_INPUT (64u << 20)
 #define MAX_VIOLS 4096
 
 typedef struct decode_out {
-	bool json;
-	json_t *root, *items, *viols;
+	iw_decode_ctx ctx;
+	json_t *root;
 	iw_violation viol_store[MAX_VIOLS];
 	iw_viol_list viol;
 } decode_out;
@@ -39,10 +38,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: iwspec decode [--profile P] [--markers] [--crc|--no-crc] [--start OFFSET] [--json]\n"
 		"                     (--hex HEX | FILE | -)\n"
+		"       iwspec decode [--profile P] [--json] CAPTURE\n"
 		"\n"
 		"Decodes an MPA byte stream: an optional startup frame (Request or Reply), then FPDUs.\n"
 		"Prints every field of every layer (MPA, DDP, RDMAP) and lists each violation with its\n"
 		"requirement ID (spec/requirements.md) and error code.\n"
+		"\n"
+		"A FILE that is a capture (pcap or pcapng, as tcpdump, dumpcap or Wireshark write it) is\n"
+		"judged connection by connection: both directions of each TCP connection are reassembled,\n"
+		"the startup frames found (Request one way, Reply the other), markers and CRC taken from\n"
+		"their M and C bits, every FPDU decoded, and each violation listed with its requirement ID,\n"
+		"stream offset and capture frame. Without --profile the Request's Rev picks the profile.\n"
 		"\n"
 		"  --profile P     spec profile (default %s); one of: %s\n"
 		"  --markers       the FPDU stream carries markers (every 512 octets from SeqStart)\n"
@@ -54,287 +60,38 @@ static void usage(FILE *f)
 		"  --hex HEX       the stream as hex digits (spaces and colons allowed)\n"
 		"  FILE | -        the stream as raw octets from a file or standard input\n"
 		"\n"
-		"exit status: 0 the stream conforms, 1 it has violations, 2 bad usage or unreadable input\n",
+		"  CAPTURE         a pcap or pcapng file (recognised by its first octets); --markers,\n"
+		"                  --crc, --no-crc and --start do not apply: the frames negotiate them\n"
+		"\n"
+		"exit status: 0 the stream conforms, 1 it has violations, 2 bad usage or unreadable input,\n"
+		"             3 a capture holds no MPA connection\n",
 		iw_profile_default()->name, names);
 }
 
-static const char *dir_name(const iw_violation *v)
+/* A stream as `iwspec decode` has always read it: a startup frame when the octets start with
+ * a key, then FPDUs from the given offset. */
+static void decode_stream(iw_decode_ctx *o, const iw_profile *p, bool markers, bool crc, uint64_t start,
+			  const uint8_t *buf, size_t len)
 {
-	return v->kind == IW_VIOL_FATAL ? "error" : "sender violation";
-}
-
-static void report_viol(decode_out *o, const iw_violation *v)
-{
-	if (o->json) {
-		json_t *j = json_pack("{s:s, s:s, s:I, s:s}", "requirement", v->req, "kind",
-				      v->kind == IW_VIOL_FATAL ? "fatal" : "sender", "offset", (json_int_t)v->offset,
-				      "detail", v->detail);
-		if (v->layer >= 0) {
-			json_object_set_new(j, "layer", json_integer(v->layer));
-			json_object_set_new(j, "etype", json_integer(v->etype));
-			json_object_set_new(j, "ecode", json_integer(v->ecode));
-			json_object_set_new(j, "code", json_string(iw_error_name(v->layer, v->etype, v->ecode)));
-		}
-		json_array_append_new(o->viols, j);
-	} else {
-		printf("  VIOLATION %s at offset %llu: %s: %s", v->req, (unsigned long long)v->offset, dir_name(v),
-		       v->detail);
-		if (v->layer >= 0)
-			printf(" [%s]", iw_error_name(v->layer, v->etype, v->ecode));
-		printf("\n");
-	}
-}
-
-static void add_viol(decode_out *o, const char *req, enum iw_viol_kind kind, int layer, int etype, int ecode,
-		     uint64_t off, const char *detail)
-{
-	iw_violation *v = iw_viol_add(&o->viol, req, kind, layer, etype, ecode, off, "%s", detail);
-	if (v)
-		report_viol(o, v);
-}
-
-static const char *key_text(const uint8_t *key, char *buf, size_t cap)
-{
-	if (!memcmp(key, iw_mpa_key(IW_MPA_REQUEST), IW_MPA_KEY_LEN))
-		return "\"MPA ID Req Frame\"";
-	if (!memcmp(key, iw_mpa_key(IW_MPA_REPLY), IW_MPA_KEY_LEN))
-		return "\"MPA ID Rep Frame\"";
-	size_t n = 0;
-	for (int i = 0; i < IW_MPA_KEY_LEN && n + 3 < cap; i++)
-		n += (size_t)snprintf(buf + n, cap - n, "%02x", key[i]);
-	return buf;
-}
-
-/* Decodes the startup frame at buf; returns its length, 0 when there is none, or -1 when the
- * stream ends inside it (reported). */
-static long decode_frame(decode_out *o, const iw_profile *p, const uint8_t *buf, size_t len)
-{
-	static const char prefix[] = "MPA ID Re";
-	if (!p->startup_frames || len < sizeof prefix - 1 || memcmp(buf, prefix, sizeof prefix - 1))
-		return 0;
-	iw_mpa_frame f;
-	size_t flen = 0;
-	iw_err e;
-	int rc = iw_mpa_frame_decode(p, buf, len, &f, &flen, &e);
-	if (rc == IW_ETRUNC) {
-		char d[160];
-		snprintf(d, sizeof d, "the stream ends after %zu octets of a startup frame that needs %zu", len, flen);
-		add_viol(o, "MPA-6.1-R9a", IW_VIOL_FATAL, IW_LAYER_LLP, IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 0, d);
-		return -1;
-	}
-	if (rc != IW_OK) {
-		add_viol(o, "MPA-6.1-R2b", IW_VIOL_FATAL, IW_LAYER_LLP, IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 0, e.msg);
-		return -1;
-	}
-	enum iw_mpa_kind kind = buf[IW_MPA_KEY_DIFF_OCTET] == 'p' ? IW_MPA_REPLY : IW_MPA_REQUEST;
-	char kb[40];
-	const char *kname = kind == IW_MPA_REPLY ? "Reply" : "Request";
-	if (o->json) {
-		json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:b, s:b, s:b, s:b, s:i, s:i, s:i, s:I}", "type", "startup",
-				      "offset", (json_int_t)0, "length", (json_int_t)flen, "frame", kname, "m", f.m,
-				      "c", f.c, "r", f.r, "enhanced", f.enhanced, "res", f.res, "rev", f.rev,
-				      "pd_length", (int)f.pd_length, "pd_octets", (json_int_t)f.pd_len);
-		json_object_set_new(j, "key", json_string(key_text(f.key, kb, sizeof kb)));
-		if (f.has_irdord) {
-			json_object_set_new(j, "ird", json_integer(f.ird));
-			json_object_set_new(j, "ord", json_integer(f.ord));
-			json_object_set_new(j, "p2p", json_boolean(f.p2p));
-			json_object_set_new(j, "rtr_send", json_boolean(f.rtr_send));
-			json_object_set_new(j, "rtr_write", json_boolean(f.rtr_write));
-			json_object_set_new(j, "rtr_read", json_boolean(f.rtr_read));
-		}
-		json_array_append_new(o->items, j);
-	} else {
-		printf("offset 0: MPA %s frame, %zu octets\n", kname, flen);
-		printf("  Key %s  M=%d C=%d R=%d Enhanced=%d Res=0x%02x Rev=%u PD_Length=%u\n",
-		       key_text(f.key, kb, sizeof kb), f.m, f.c, f.r, f.enhanced, f.res, f.rev, f.pd_length);
-		if (f.has_irdord)
-			printf("  IRD=%u ORD=%u A(P2P)=%d B(Send RTR)=%d C(Write RTR)=%d D(Read RTR)=%d\n", f.ird, f.ord,
-			       f.p2p, f.rtr_send, f.rtr_write, f.rtr_read);
-		if (f.pd_len)
-			printf("  Private Data: %zu octets\n", f.pd_len);
-	}
-	iw_violation vs[16];
-	iw_viol_list l = {.v = vs, .cap = 16};
-	iw_mpa_frame_check(p, &f, kind, &l);
-	for (size_t i = 0; i < l.n; i++)
-		add_viol(o, vs[i].req, vs[i].kind, vs[i].layer, vs[i].etype, vs[i].ecode, vs[i].offset, vs[i].detail);
-	return (long)flen;
-}
-
-static void decode_ulpdu(decode_out *o, const iw_profile *p, const iw_fpdu *fp, json_t *jf)
-{
-	iw_rdmap_msg m;
-	iw_violation v;
-	memset(&v, 0, sizeof v);
-	bool ok = iw_rdmap_parse(p, fp->ulpdu, fp->ulpdu_length, &m, &v);
-	if (!ok && m.hdr_len == 0) {
-		v.offset = fp->start;
-		add_viol(o, v.req, v.kind, v.layer, v.etype, v.ecode, fp->start, v.detail);
-		return;
-	}
-	const iw_ddp_hdr *h = &m.ddp;
-	const iw_rdmap_opinfo *op = iw_rdmap_op(m.opcode);
-	if (o->json) {
-		json_t *d = json_pack("{s:b, s:b, s:i, s:i}", "tagged", h->tagged, "last", h->last, "rsvd", h->rsvd,
-				      "dv", h->dv);
-		if (h->tagged) {
-			json_object_set_new(d, "stag", json_integer(h->stag));
-			json_object_set_new(d, "to", json_integer((json_int_t)h->to));
-		} else {
-			json_object_set_new(d, "qn", json_integer(h->qn));
-			json_object_set_new(d, "msn", json_integer(h->msn));
-			json_object_set_new(d, "mo", json_integer(h->mo));
-		}
-		json_object_set_new(jf, "ddp", d);
-		json_object_set_new(jf, "rdmap", json_pack("{s:i, s:i, s:s, s:I}", "rv", m.rv, "opcode", m.opcode,
-							   "name", op->name, "payload_length",
-							   (json_int_t)m.payload_len));
-	} else {
-		if (h->tagged)
-			printf("  DDP tagged T=1 L=%d Rsvd=0x%x DV=%u STag=0x%08x TO=0x%016llx\n", h->last, h->rsvd, h->dv,
-			       h->stag, (unsigned long long)h->to);
-		else
-			printf("  DDP untagged T=0 L=%d Rsvd=0x%x DV=%u QN=%u MSN=%u MO=%u\n", h->last, h->rsvd, h->dv,
-			       h->qn, h->msn, h->mo);
-		printf("  RDMAP RV=%u Opcode=0x%x (%s), payload %zu octets\n", m.rv, m.opcode, op->name, m.payload_len);
-	}
-	if (h->dv != p->ddp_version) {
-		char d[96];
-		snprintf(d, sizeof d, "DDP version DV=%u, the profile sends and expects %u", h->dv, p->ddp_version);
-		add_viol(o, "DDP-6.1-10", IW_VIOL_FATAL, IW_LAYER_DDP, h->tagged ? IW_DDP_ET_TAGGED : IW_DDP_ET_UNTAGGED,
-			 h->tagged ? IW_DDP_EC_T_VERSION : IW_DDP_EC_U_VERSION, fp->start, d);
-	}
-	if (h->rsvd) {
-		char d[96];
-		snprintf(d, sizeof d, "DDP reserved bits 0x%x sent; they must be zero (receivers ignore them)", h->rsvd);
-		add_viol(o, "DDP-6.1-08", IW_VIOL_SENDER, -1, 0, 0, fp->start, d);
-	}
-	if (!ok) {
-		add_viol(o, v.req, v.kind, v.layer, v.etype, v.ecode, fp->start, v.detail);
-		return;
-	}
-	if (m.opcode == IW_OP_READ_REQ && !h->tagged) {
-		iw_read_req rr;
-		iw_err e;
-		if (iw_read_req_decode(m.payload, m.payload_len, &rr, &e) == IW_OK) {
-			if (o->json)
-				json_object_set_new(jf, "read_request",
-						    json_pack("{s:I, s:I, s:I, s:I, s:I}", "sink_stag",
-							      (json_int_t)rr.sink_stag, "sink_to", (json_int_t)rr.sink_to,
-							      "size", (json_int_t)rr.size, "src_stag",
-							      (json_int_t)rr.src_stag, "src_to", (json_int_t)rr.src_to));
-			else
-				printf("  Read Request sink STag=0x%08x TO=0x%llx size=%u source STag=0x%08x TO=0x%llx\n",
-				       rr.sink_stag, (unsigned long long)rr.sink_to, rr.size, rr.src_stag,
-				       (unsigned long long)rr.src_to);
-		} else {
-			add_viol(o, "RFC5040-4.4", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
-				 IW_RDMAP_EC_UNSPECIFIED, fp->start, e.msg);
-		}
-	} else if (m.opcode == IW_OP_TERMINATE && !h->tagged) {
-		iw_terminate t;
-		iw_err e;
-		if (iw_terminate_decode(m.payload, m.payload_len, &t, &e) == IW_OK) {
-			if (o->json)
-				json_object_set_new(jf, "terminate",
-						    json_pack("{s:i, s:i, s:i, s:s, s:b, s:b, s:b, s:I, s:b}", "layer",
-							      t.layer, "etype", t.etype, "ecode", t.ecode, "code",
-							      iw_error_name(t.layer, t.etype, t.ecode), "m", t.m, "d", t.d,
-							      "r", t.r, "ddp_header_length", (json_int_t)t.ddp_hdr_len,
-							      "rdma_header", t.has_rdma_hdr));
-			else
-				printf("  Terminate %s M=%d D=%d R=%d attached DDP header %zu octets%s\n",
-				       iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r, t.ddp_hdr_len,
-				       t.has_rdma_hdr ? ", RDMA header 28 octets" : "");
-		} else {
-			add_viol(o, "RFC5040-4.8", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
-				 IW_RDMAP_EC_UNSPECIFIED, fp->start, e.msg);
-		}
-	}
-}
-
-static void decode_fpdu(decode_out *o, const iw_profile *p, const iw_fpdu *fp)
-{
-	json_t *jf = NULL;
-	if (o->json) {
-		jf = json_pack("{s:s, s:I, s:I, s:i, s:i}", "type", "fpdu", "offset", (json_int_t)fp->start,
-			       "wire_length", (json_int_t)fp->wire_len, "ulpdu_length", fp->ulpdu_length, "pad",
-			       (int)fp->pad_len);
-		json_t *mk = json_array();
-		for (size_t i = 0; i < fp->nmarkers; i++)
-			json_array_append_new(mk, json_pack("{s:I, s:i, s:i}", "offset", (json_int_t)fp->markers[i].pos,
-							    "reserved", fp->markers[i].reserved, "fpduptr",
-							    fp->markers[i].fpduptr));
-		json_object_set_new(jf, "markers", mk);
-		char crc[16];
-		snprintf(crc, sizeof crc, "0x%08x", fp->crc_received);
-		json_object_set_new(jf, "crc", json_string(crc));
-		json_object_set_new(jf, "crc_checked", json_boolean(fp->crc_checked));
-		json_array_append_new(o->items, jf);
-	} else {
-		printf("offset %llu: FPDU, %zu octets on the wire\n", (unsigned long long)fp->start, fp->wire_len);
-		printf("  MPA ULPDU_Length=%u pad=%u", fp->ulpdu_length, fp->pad_len);
-		for (size_t i = 0; i < fp->nmarkers; i++)
-			printf(" marker@%llu(RESERVED=0x%04x FPDUPTR=0x%04x)", (unsigned long long)fp->markers[i].pos,
-			       fp->markers[i].reserved, fp->markers[i].fpduptr);
-		printf(" CRC=0x%08x %s\n", fp->crc_received, fp->crc_checked ? "(valid)" : "(not checked)");
-	}
-	if (fp->notes & IW_NOTE_PAD_NONZERO)
-		add_viol(o, "MPA-4-02", IW_VIOL_SENDER, -1, 0, 0, fp->start, "pad octets are not zero");
-	if (fp->notes & IW_NOTE_MARKER_RESERVED)
-		add_viol(o, "MPA-4.1-02", IW_VIOL_SENDER, -1, 0, 0, fp->start, "a marker's RESERVED field is not zero");
-	if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
-		add_viol(o, "MPA-5.1-05", IW_VIOL_SENDER, -1, 0, 0, fp->start, "a marker's FPDUPTR has its low two bits set");
-	decode_ulpdu(o, p, fp, jf);
-}
-
-static int decode_stream(decode_out *o, const iw_profile *p, bool markers, bool crc, uint64_t start,
-			 const uint8_t *buf, size_t len)
-{
-	long flen = decode_frame(o, p, buf, len);
+	long flen = iw_decode_frame(o, p, buf, len, -1, false, NULL);
 	if (flen < 0)
-		return 0;
-	buf += flen;
-	len -= (size_t)flen;
-
-	static iw_mpa_rx rx;
-	iw_mpa_rx_init(&rx, p, markers || p->markers_always, crc || p->crc_always);
-	rx.pos = start;
-	static iw_fpdu fp;
-	size_t nfpdu = 0;
-	while (len) {
-		size_t used = 0;
-		iw_violation err;
-		enum iw_rx_status st = iw_mpa_rx_push(&rx, buf, len, &used, &fp, &err);
-		buf += used;
-		len -= used;
-		if (st == IW_RX_FPDU) {
-			nfpdu++;
-			decode_fpdu(o, p, &fp);
-		} else if (st == IW_RX_ERROR) {
-			add_viol(o, err.req, err.kind, err.layer, err.etype, err.ecode, err.offset, err.detail);
-			if (len && !o->json)
-				printf("  %zu octets after the error are not decoded: nothing is passed after an MPA error "
-				       "(MPA-7-08)\n", len);
-			return 0;
-		} else if (used == 0) {
-			break;
-		}
-	}
-	if (iw_mpa_rx_partial(&rx)) {
-		char d[192];
-		if (rx.body_need > 2)
-			snprintf(d, sizeof d,
-				 "the stream ends inside an FPDU: %zu of %zu octets (ULPDU_Length %u) received",
-				 rx.body_have, rx.body_need, (unsigned)rx.body_need - 6 - iw_mpa_pad_len(rx.body_need - 6));
-		else
-			snprintf(d, sizeof d, "the stream ends inside an FPDU's ULPDU_Length field");
-		add_viol(o, "MPA-5.4-04", IW_VIOL_FATAL, -1, 0, 0, rx.fpdu_start, d);
-	}
-	if (!o->json && nfpdu == 0 && flen == 0)
+		return;
+	size_t n = iw_decode_fpdus(o, p, markers, crc, start, buf + flen, len - (size_t)flen, NULL);
+	if (!o->json && n == 0 && flen == 0 && !o->mpa_failed)
 		printf("no FPDU in the stream\n");
-	return 0;
+}
+
+/* A capture is recognised by its magic number, so a raw stream that happens to be named
+ * .pcap is still a stream. */
+static bool is_capture(const char *path)
+{
+	uint8_t m[4];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(m, 1, sizeof m, f);
+	fclose(f);
+	return iw_pcap_magic(m, n);
 }
 
 int cmd_decode(int argc, char **argv)
@@ -347,6 +104,7 @@ int cmd_decode(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	const iw_profile *p = iw_profile_default();
+	bool profile_given = false, stream_opts = false;
 	bool markers = false, crc = true;
 	uint64_t start = 0;
 	const char *hex = NULL;
@@ -367,10 +125,11 @@ int cmd_decode(int argc, char **argv)
 				fprintf(stderr, "iwspec decode: unknown profile '%s'; use one of: %s\n", optarg, names);
 				goto out;
 			}
+			profile_given = true;
 			break;
-		case 'm': markers = true; break;
-		case 'c': crc = true; break;
-		case 'n': crc = false; break;
+		case 'm': markers = true; stream_opts = true; break;
+		case 'c': crc = true; stream_opts = true; break;
+		case 'n': crc = false; stream_opts = true; break;
 		case 's': {
 			char *end;
 			errno = 0;
@@ -381,9 +140,10 @@ int cmd_decode(int argc, char **argv)
 				goto out;
 			}
 			start = v;
+			stream_opts = true;
 			break;
 		}
-		case 'j': o->json = true; break;
+		case 'j': o->ctx.json = true; break;
 		case 'x': hex = optarg; break;
 		case 'h': usage(stdout); status = IW_EXIT_OK; goto out;
 		default:
@@ -401,6 +161,15 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr, "iwspec decode: give the stream as --hex HEX, a FILE, or - for standard input\n");
 		goto out;
 	}
+	if (file && strcmp(file, "-") && is_capture(file)) {
+		if (stream_opts) {
+			fprintf(stderr, "iwspec decode: --markers, --crc, --no-crc and --start do not apply to a capture: "
+					"its startup frames negotiate markers and CRC\n");
+			goto out;
+		}
+		status = iw_decode_capture(file, profile_given ? p : NULL, o->ctx.json);
+		goto out;
+	}
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	char msg[256];
@@ -415,18 +184,19 @@ int cmd_decode(int argc, char **argv)
 	}
 	o->viol.v = o->viol_store;
 	o->viol.cap = MAX_VIOLS;
-	if (o->json) {
+	o->ctx.viol = &o->viol;
+	if (o->ctx.json) {
 		o->root = json_object();
-		o->items = json_array();
-		o->viols = json_array();
+		o->ctx.items = json_array();
+		o->ctx.viols = json_array();
 	}
-	decode_stream(o, p, markers, crc, start, buf, len);
+	decode_stream(&o->ctx, p, markers, crc, start, buf, len);
 	free(buf);
 	size_t nviol = o->viol.n + o->viol.dropped;
-	if (o->json) {
+	if (o->ctx.json) {
 		json_object_set_new(o->root, "profile", json_string(p->name));
-		json_object_set_new(o->root, "items", o->items);
-		json_object_set_new(o->root, "violations", o->viols);
+		json_object_set_new(o->root, "items", o->ctx.items);
+		json_object_set_new(o->root, "violations", o->ctx.viols);
 		json_object_set_new(o->root, "conforms", json_boolean(nviol == 0));
 		json_dumpf(o->root, stdout, JSON_INDENT(2));
 		printf("\n");

@@ -11,8 +11,11 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "interrupt.h"
 #include "iw_conn.h"
+#include "provenance.h"
 #include "report.h"
+#include "run_reports.h"
 #include "runner.h"
 
 static void usage(FILE *f)
@@ -22,7 +25,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: iwspec run [--dut DUT] [--dut-config FILE] [--profile P|all] [--role ROLE]\n"
 		"                  [--cases GLOB|FILE|DIR] [--case-dir DIR] [--report DIR]\n"
-		"                  [--resegment MODE] [--seed N] [--no-progress]\n"
+		"                  [--resegment MODE] [--markers on|off] [--crc on|off] [--seed N] [--no-progress]\n"
+		"                  [--html] [--pcap] [--expect FILE] [--write-expect FILE]\n"
 		"\n"
 		"Runs conformance cases against a device under test and writes results.json and junit.xml.\n"
 		"\n"
@@ -37,12 +41,23 @@ static void usage(FILE *f)
 		"  --case-dir DIR     where the case catalog lives\n"
 		"  --report DIR       where reports go (default out/latest)\n"
 		"  --resegment MODE   cut the harness's stream into writes: none, octet (one octet per write),\n"
-		"                     random (random cuts through headers, markers and CRCs), coalesce\n"
+		"                     random (random cuts through headers, markers and CRCs), coalesce (several\n"
+		"                     FPDUs per write: the harness's octets are written together before each wait)\n"
+		"  --markers on|off   cases that open connections with `startup` ask for markers both ways\n"
+		"                     (the DUT is asked to want them when its configuration says markers = yes)\n"
+		"  --crc on|off       off: `startup` sends C=0 and a DUT with crc = optional-off is put in its\n"
+		"                     no-CRC mode, so CRCs are off where the case allows (default on)\n"
 		"  --seed N           seed of the random choices (default 1)\n"
 		"  --no-progress      no live progress line\n"
+		"  --html             also write report.html: one self-contained file for a lab or a vendor\n"
+		"  --pcap             also write pcap/<case>.pcap: each case's own connections, for Wireshark\n"
+		"  --expect FILE      compare every verdict with a baseline (CASE-ID[@PROFILE] VERDICT [: reason]\n"
+		"                     per line); any difference, either way, makes the exit status 1\n"
+		"  --write-expect FILE  write this run's verdicts as a baseline\n"
 		"\n"
-		"exit status: 0 no case failed and at least one ran, 1 a case failed, 2 bad usage or\n"
-		"configuration, 3 no case selected or ran, or a harness error\n",
+		"exit status: 0 no case failed and at least one ran, 1 a case failed (with --expect: a result\n"
+		"differs from the baseline), 2 bad usage or configuration, 3 no case selected or ran, or a\n"
+		"harness error, 130/143 interrupted by SIGINT/SIGTERM (partial reports, marked incomplete)\n",
 		names);
 }
 
@@ -62,10 +77,14 @@ int cmd_run(int argc, char **argv)
 		{"cases", required_argument, 0, 'c'},   {"case-dir", required_argument, 0, 'd'},
 		{"report", required_argument, 0, 'o'},  {"resegment", required_argument, 0, 's'},
 		{"seed", required_argument, 0, 'S'},    {"no-progress", no_argument, 0, 'n'},
+		{"markers", required_argument, 0, 'M'}, {"crc", required_argument, 0, 'K'},
+		{"html", no_argument, 0, 'H'},          {"pcap", no_argument, 0, 'P'},
+		{"expect", required_argument, 0, 'E'},  {"write-expect", required_argument, 0, 'W'},
 		{"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
 	};
 	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *select = NULL, *case_dir = NULL;
 	const char *report = "out/latest";
+	iw_run_outputs outs = {0};
 	iw_run_opts o;
 	memset(&o, 0, sizeof o);
 	o.seed = 1;
@@ -95,7 +114,22 @@ int cmd_run(int argc, char **argv)
 				return bad("--seed '%s' is not a number", optarg);
 			break;
 		}
+		case 'M':
+		case 'K': {
+			bool on = !strcmp(optarg, "on"), off = !strcmp(optarg, "off");
+			if (!on && !off)
+				return bad(c == 'M' ? "--markers '%s': use on or off" : "--crc '%s': use on or off", optarg);
+			if (c == 'M')
+				o.frame_markers = on;
+			else
+				o.frame_no_crc = off;
+			break;
+		}
 		case 'n': o.progress = false; break;
+		case 'H': outs.html = true; break;
+		case 'P': outs.pcap = true; break;
+		case 'E': outs.expect = optarg; break;
+		case 'W': outs.write_expect = optarg; break;
 		case 'h': usage(stdout); return IW_EXIT_OK;
 		default:
 			return bad("unknown or incomplete option '%s'; see 'iwspec run --help'", argv[optind - 1]);
@@ -130,34 +164,33 @@ int cmd_run(int argc, char **argv)
 		iw_catalog_free(&cat);
 		return IW_EXIT_ERROR;
 	}
+	/* A bad baseline is a usage error before anything runs. */
+	iw_baseline base;
+	memset(&base, 0, sizeof base);
+	if (outs.expect && iw_baseline_load(&base, outs.expect, &e)) {
+		fprintf(stderr, "iwspec run: %s\n", e.msg);
+		iw_catalog_free(&cat);
+		return IW_EXIT_USAGE;
+	}
+	outs.report_dir = report;
 	iw_run run;
 	memset(&run, 0, sizeof run);
+	iw_provenance_command(&run, argc, argv);
+	snprintf(run.selection, sizeof run.selection, "%s", select ? select : "*");
+	iw_provenance_dut(&run, &o.dut);
+	iw_vectors_locate(cat.dir, run.vectors_dir, sizeof run.vectors_dir);
+	run.nvectors = iw_vectors_hash(run.vectors_dir, run.vectors_sha256, sizeof run.vectors_sha256);
 	int status;
-	if (iw_runner_run(&o, cat.cases, cat.n, &run, &e)) {
+	iw_interrupt_install();
+	int rrc = iw_runner_run(&o, cat.cases, cat.n, &run, &e);
+	if (rrc) {
 		fprintf(stderr, "iwspec run: %s\n", e.msg);
 		status = IW_EXIT_ERROR;
 	} else {
-		char path[1024];
-		int werr = 0;
-		snprintf(path, sizeof path, "%s/results.json", report);
-		if (iw_report_json(&run, path, &e)) {
-			fprintf(stderr, "iwspec run: %s\n", e.msg);
-			werr = 1;
-		}
-		snprintf(path, sizeof path, "%s/junit.xml", report);
-		if (iw_report_junit(&run, path, &e)) {
-			fprintf(stderr, "iwspec run: %s\n", e.msg);
-			werr = 1;
-		}
-		iw_console_summary(stdout, &run, report);
-		size_t ran = run.ncases - run.counts[IW_SKIP];
-		if (werr || run.counts[IW_ERROR] || ran == 0)
-			status = IW_EXIT_ERROR;
-		else if (run.counts[IW_FAIL])
-			status = IW_EXIT_FAIL;
-		else
-			status = IW_EXIT_OK;
+		status = iw_run_finish(&outs, outs.expect ? &base : NULL, &run, stdout);
 	}
+	iw_interrupt_uninstall();
+	iw_baseline_free(&base);
 	iw_run_free(&run);
 	iw_catalog_free(&cat);
 	return status;

@@ -6,8 +6,15 @@
  * sends nothing, sends forever or never closes ends the case on time. Received octets are
  * kept in a bounded buffer; expectations consume them through a cursor, which `expect one-of`
  * saves and restores to try each alternative on the same observations.
+ *
+ * Full operation: `startup` takes a connection through the profile's startup to the reflector's
+ * greeting and an echo; every FPDU the DUT sends is then judged as a data source's (framing,
+ * CRC, markers, MULPDU for the socket's MSS, MSN and MO/TO sequences); the run's --resegment,
+ * --markers and --crc change only how the harness sends, never what is judged.
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +25,7 @@
 #include <unistd.h>
 
 #include "ddp.h"
+#include "interrupt.h"
 #include "iw_conn.h"
 #include "mpa_fpdu.h"
 #include "mpa_frame.h"
@@ -28,6 +36,8 @@
 
 #define RX_LIMIT (4u << 20)         /* octets kept from the DUT in one connection */
 #define DEFAULT_WITHIN_MS 5000
+#define PRE_LIMIT (1u << 17)        /* octets sent before full operation kept to rebuild the model */
+#define STARTUP_PAYLOAD "iwspec startup"
 
 typedef struct split_cfg {
 	size_t nat;
@@ -35,6 +45,16 @@ typedef struct split_cfg {
 	size_t every;
 	int64_t delay_ms;
 } split_cfg;
+
+/* A model event of full operation, with its own copy of the data (the model's pointers last only
+ * until its next input, and the harness feeds it FPDU by FPDU). */
+typedef struct model_ev {
+	enum iw_conn_ev_kind kind;
+	iw_violation viol;
+	iw_read_req rreq;
+	uint8_t *data;
+	size_t len;
+} model_ev;
 
 /* One TCP connection of the case, with its own startup state and framing both ways. */
 typedef struct hconn {
@@ -57,8 +77,28 @@ typedef struct hconn {
 	uint32_t adv_stag;
 	uint64_t adv_to;
 	uint32_t adv_len;
+	uint8_t *adv_mem;           /* the model's copy of that buffer */
 	/* the model of a conforming DUT, fed what the harness sends on this connection */
 	iw_conn *model;
+	bool model_m, model_c;      /* the M and C bits the model's own frame has */
+	bool model_full;            /* the model reached full operation (then as-model judges FPDUs) */
+	model_ev *mev;              /* its full-operation events not yet judged */
+	size_t nmev, capmev;
+	uint8_t *pre;               /* what was sent before full operation, to rebuild the model */
+	size_t pre_len;
+	bool pre_lost;
+	/* coalesce: the harness's octets wait here until the next wait for the DUT */
+	uint8_t *pend;
+	size_t pend_len, pend_cap;
+	/* data source checks of the DUT's messages */
+	uint32_t dut_msn[3];        /* next MSN expected per QN (DDP-6.3-08/09) */
+	uint32_t mss;               /* TCP_MAXSEG of the socket: the EMSS for the MULPDU bound */
+	size_t dut_markers;         /* markers seen and checked in the DUT's FPDUs */
+	/* the harness's last segment and Read Request, for the Terminate's attached headers */
+	uint8_t last_hdr[IW_DDP_UNTAGGED_HDR_LEN];
+	size_t last_hdr_len, last_ulpdu_len;
+	uint8_t last_rr[IW_RDMAP_READ_REQ_LEN];
+	bool have_last_rr;
 } hconn;
 
 #define MAX_CONNS 4
@@ -77,6 +117,10 @@ typedef struct ctx {
 	int nconns;
 	hconn *h;
 	split_cfg split;
+	/* what the DUT was asked for this case (iw_driver_instruct) */
+	bool instr_markers, instr_crc_off;
+	bool uses_startup;
+	bool in_as_model;           /* as-model's own expectations leave the model's events alone */
 	/* verdict */
 	bool failed;
 	bool harness_error;
@@ -123,6 +167,7 @@ static bool fail(ctx *x, const char *req, const char *fmt, ...)
 	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
 	va_end(ap);
 	snprintf(x->fail_req, sizeof x->fail_req, "%s", req ? req : (x->c->nreqs ? x->c->reqs[0].id : ""));
+	iw_result_blame(x->r, x->fail_req); /* which wire entry and field the report highlights */
 	return false;
 }
 
@@ -166,6 +211,15 @@ static void hconn_reset(hconn *h)
 	h->fullop_in_valid = false;
 	for (int i = 0; i < 4; i++)
 		h->msn[i] = 1; /* the first MSN on every queue is 1 (DDP-6.3-09) */
+	for (int i = 0; i < 3; i++)
+		h->dut_msn[i] = 1;
+	h->pre_len = 0;
+	h->pre_lost = false;
+	h->pend_len = 0;
+	h->mss = 0;
+	h->dut_markers = 0;
+	h->last_hdr_len = h->last_ulpdu_len = 0;
+	h->have_last_rr = false;
 }
 
 static void hconn_close(hconn *h)
@@ -180,24 +234,45 @@ static void hconn_free(hconn *h)
 	hconn_close(h);
 	free(h->in);
 	free(h->rx);
+	free(h->pre);
+	free(h->pend);
+	free(h->adv_mem);
+	h->adv_mem = NULL;
+	for (size_t i = 0; i < h->nmev; i++)
+		free(h->mev[i].data);
+	free(h->mev);
+	h->mev = NULL;
+	h->nmev = h->capmev = 0;
 	iw_conn_free(h->model);
 	h->in = NULL;
 	h->rx = NULL;
+	h->pre = NULL;
+	h->pend = NULL;
+	h->pend_cap = 0;
 	h->model = NULL;
 }
+
+static bool flush_pending(ctx *x);
 
 /* Reads what is available until the deadline or until `want` unconsumed octets are there. */
 static void pump(ctx *x, size_t want, int64_t deadline)
 {
+	/* Whatever the harness holds back (coalesce) goes out before it waits for the DUT. */
+	flush_pending(x);
 	while (x->h->fd >= 0 && !x->h->fin && !x->h->rst && x->h->in_len - x->h->in_cur < want) {
 		int64_t left = deadline - now_us();
+		if (iw_interrupted()) {
+			x->h->rst = true; /* every wait ends now: the runner marks the case interrupted */
+			return;
+		}
 		if (left <= 0)
 			return;
+		/* At most 100 ms per poll, so SIGINT/SIGTERM ends the case promptly (interrupt.h). */
 		struct pollfd pfd = {.fd = x->h->fd, .events = POLLIN};
-		int rc = poll(&pfd, 1, (int)((left + 999) / 1000));
-		if (rc < 0 && errno == EINTR)
+		int rc = poll(&pfd, 1, left > 100000 ? 100 : (int)((left + 999) / 1000));
+		if ((rc < 0 && errno == EINTR) || rc == 0)
 			continue;
-		if (rc <= 0)
+		if (rc < 0)
 			return;
 		if (x->h->in_len == RX_LIMIT) {
 			if (x->h->in_cur == 0)
@@ -209,6 +284,7 @@ static void pump(ctx *x, size_t want, int64_t deadline)
 		}
 		ssize_t n = recv(x->h->fd, x->h->in + x->h->in_len, RX_LIMIT - x->h->in_len, 0);
 		if (n > 0) {
+			iw_result_tcp(x->r, IW_TCP_DATA, IW_FROM_DUT, x->h->no, tcase(x), x->h->in + x->h->in_len, (size_t)n);
 			x->h->in_len += (size_t)n;
 		} else if (n == 0) {
 			x->h->fin = true;
@@ -233,12 +309,15 @@ static bool send_all(ctx *x, const uint8_t *b, size_t n)
 	while (off < n) {
 		ssize_t w = send(x->h->fd, b + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w > 0) {
+			iw_result_tcp(x->r, IW_TCP_DATA, IW_TO_DUT, x->h->no, tcase(x), b + off, (size_t)w);
 			off += (size_t)w;
 			continue;
 		}
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
 			/* The DUT does not read: keep draining what it sends so neither side deadlocks. */
 			int64_t left = deadline - now_us();
+			if (iw_interrupted())
+				return herror(x, "interrupted while sending");
 			if (left <= 0)
 				return fail(x, NULL, "the DUT stopped reading: %zu of %zu octets could not be sent before "
 					    "the case timeout", n - off, n);
@@ -254,9 +333,23 @@ static bool send_all(ctx *x, const uint8_t *b, size_t n)
 
 static void sleep_ms(int64_t ms)
 {
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	/* In slices of at most 100 ms: a signal may reach another thread, the flag is what counts. */
+	int64_t end = now_us() + ms * 1000;
+	for (int64_t left = ms * 1000; left > 0 && !iw_interrupted(); left = end - now_us()) {
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = (left > 100000 ? 100000 : left) * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* coalesce: the octets held back on the current connection go out in one write. */
+static bool flush_pending(ctx *x)
+{
+	hconn *h = x->h;
+	if (!h || !h->pend_len || h->fd < 0)
+		return true;
+	size_t n = h->pend_len;
+	h->pend_len = 0;
+	return send_all(x, h->pend, n);
 }
 
 /* Sends octets cut as the case's split (or the run's resegmentation mode) says. */
@@ -265,6 +358,8 @@ static bool send_cut(ctx *x, const uint8_t *b, size_t n)
 	if (x->h->fd < 0)
 		return herror(x, "send before connect or accept: the case must open a connection first");
 	const split_cfg *s = &x->split;
+	if ((s->nat || s->every) && !flush_pending(x))
+		return false;
 	if (s->nat || s->every) {
 		size_t off = 0, k = 0;
 		while (off < n) {
@@ -299,16 +394,93 @@ static bool send_cut(ctx *x, const uint8_t *b, size_t n)
 		}
 		return true;
 	}
+	case IW_SEG_COALESCE: {
+		/* Several FPDUs per write: the octets wait until the harness next waits for the DUT
+		 * (or sleeps, closes, switches connection), then go out together. */
+		hconn *h = x->h;
+		if (h->pend_len + n > h->pend_cap) {
+			size_t cap = h->pend_cap ? h->pend_cap : 4096;
+			while (cap < h->pend_len + n)
+				cap *= 2;
+			uint8_t *nb = realloc(h->pend, cap);
+			if (!nb)
+				return herror(x, "out of memory holding %zu octets to coalesce", h->pend_len + n);
+			h->pend = nb;
+			h->pend_cap = cap;
+		}
+		memcpy(h->pend + h->pend_len, b, n);
+		h->pend_len += n;
+		return true;
+	}
 	default:
 		return send_all(x, b, n);
 	}
 }
 
-/* Everything the harness sends also goes to the model of a conforming DUT. */
+/* Everything the harness sends also goes to the model of a conforming DUT. Until full
+ * operation it is also kept, so the model can be rebuilt with the DUT's real M and C. */
 static void model_feed(ctx *x, const uint8_t *b, size_t n)
 {
-	if (x->h->model)
-		iw_conn_input(x->h->model, b, n);
+	hconn *h = x->h;
+	if (h->model) {
+		bool was_full = h->model_full;
+		iw_conn_input(h->model, b, n);
+		h->model_full |= iw_conn_state(h->model) == IW_CS_FULL || iw_conn_state(h->model) == IW_CS_AWAIT_FIRST_FPDU;
+		iw_conn_event ev;
+		while (was_full && iw_conn_next_event(h->model, &ev)) {
+			if (ev.kind != IW_EV_SEND && ev.kind != IW_EV_READ_SERVICED && ev.kind != IW_EV_ERROR)
+				continue;
+			if (h->nmev == h->capmev) {
+				size_t cap = h->capmev ? h->capmev * 2 : 16;
+				model_ev *nm = realloc(h->mev, cap * sizeof *nm);
+				if (!nm)
+					break;
+				h->mev = nm;
+				h->capmev = cap;
+			}
+			model_ev *m = &h->mev[h->nmev++];
+			memset(m, 0, sizeof *m);
+			m->kind = ev.kind;
+			m->viol = ev.viol;
+			m->rreq = ev.rreq;
+			if (ev.kind == IW_EV_SEND && ev.len) {
+				m->data = malloc(ev.len);
+				if (m->data)
+					memcpy(m->data, ev.data, ev.len);
+				m->len = m->data ? ev.len : 0;
+			}
+		}
+	}
+	if (!h->full_op && !h->pre_lost) {
+		if (!h->pre)
+			h->pre = malloc(PRE_LIMIT);
+		if (!h->pre || h->pre_len + n > PRE_LIMIT) {
+			h->pre_lost = true;
+			return;
+		}
+		memcpy(h->pre + h->pre_len, b, n);
+		h->pre_len += n;
+	}
+}
+
+/* A model of the DUT with the given frame bits, fed again what was sent before full operation. */
+static void model_make(ctx *x, hconn *h, bool m, bool c)
+{
+	iw_conn_free(h->model);
+	h->model = NULL;
+	iw_conn_config mc;
+	iw_conn_config_default(&mc, x->p, x->dut_role);
+	mc.want_markers = m;
+	mc.want_crc = c;
+	mc.crc_admin_off = !c;
+	iw_err e;
+	if (iw_conn_new(&h->model, &mc, &e) == IW_OK)
+		iw_conn_start(h->model, &e);
+	h->model_m = m;
+	h->model_c = c;
+	if (h->model && h->pre_len)
+		iw_conn_input(h->model, h->pre, h->pre_len);
+	h->model_full = h->model && iw_conn_state(h->model) == IW_CS_FULL;
 }
 
 /* ---- frames ---- */
@@ -524,6 +696,10 @@ static bool exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	if (pd && !pd->is_pattern_any && (pd->nbytes != f.pd_len || memcmp(pd->bytes, f.pd, f.pd_len)))
 		return fail(x, "MPA-6.1-R9c", "%s private data differs from the expected %zu octets (seen %zu octets)",
 			    kind_name(kind), pd->nbytes, f.pd_len);
+	/* A DUT that chose other M or C bits than the model's own frame: the model follows it,
+	 * so it frames what the harness sends next the way the DUT reads it. */
+	if ((f.m != x->h->model_m || f.c != x->h->model_c) && !x->h->pre_lost)
+		model_make(x, x->h, f.m, f.c);
 	if (x->h->sent_frame_valid || !x->p->startup_frames || kind == IW_MPA_REPLY)
 		if (!f.r)
 			enter_full_operation(x);
@@ -564,8 +740,80 @@ static int layer_value(const iw_arg *a)
 	return (int)a->i;
 }
 
-/* The octet pattern `send <msg> size=N` sends, so `expect <msg> size=N` can check an echo. */
+/* The octet pattern `send <msg> size=N` sends, so `expect <msg> size=N` can check an echo;
+ * with fill=V every octet is V instead. */
 static uint8_t size_pattern(size_t i) { return (uint8_t)(i * 7 + 3); }
+
+static uint8_t payload_octet(const iw_step *s, size_t i)
+{
+	const iw_arg *f = iw_step_arg(s, "fill");
+	return f && !f->is_pattern_any ? (uint8_t)f->i : size_pattern(i);
+}
+
+/* Where markers fall in an FPDU of `body` octets (length field to CRC, markers excluded) that
+ * starts at stream offset start: before which body octet each marker sits, and whether the FPDU
+ * ends exactly on a marker boundary (MPA-5.1-04: that marker belongs to the next FPDU). */
+static size_t marker_offsets(uint64_t start, size_t body, size_t *at, size_t cap, bool *ends_on_boundary)
+{
+	uint64_t pos = start;
+	size_t k = 0, n = 0;
+	for (;;) {
+		if (pos % 512 == 0 && k < body) {
+			if (n < cap)
+				at[n] = k;
+			n++;
+			pos += 4;
+		}
+		if (k >= body)
+			break;
+		size_t take = (size_t)(512 - pos % 512);
+		if (take > body - k)
+			take = body - k;
+		pos += take;
+		k += take;
+	}
+	*ends_on_boundary = pos % 512 == 0;
+	return n;
+}
+
+/* marker_at=start|crc|end asserts where the harness's markers fall in the FPDU about to be sent,
+ * so a case that means "a marker between the pad and the CRC" cannot silently test something
+ * else; the message names the payload sizes that would do. */
+static bool check_marker_at(ctx *x, const iw_step *s, size_t ulpdu_len, size_t payload_len)
+{
+	const iw_arg *a = iw_step_arg(s, "marker_at");
+	if (!a || !a->s)
+		return true;
+	if (!x->h->tx.markers)
+		return herror(x, "line %d: marker_at=%s, but the harness sends no markers on this connection (the DUT's "
+			      "frame has M=0: add `needs: markers`)", s->line, a->s);
+	size_t body = 2 + ulpdu_len + iw_mpa_pad_len(ulpdu_len) + 4;
+	size_t at[IW_FPDU_MAX_MARKERS];
+	bool ends;
+	size_t n = marker_offsets(x->h->tx.pos, body, at, IW_FPDU_MAX_MARKERS, &ends);
+	bool ok = false;
+	for (size_t i = 0; i < n && i < IW_FPDU_MAX_MARKERS; i++)
+		if ((!strcmp(a->s, "start") && at[i] == 0) || (!strcmp(a->s, "crc") && at[i] == body - 4))
+			ok = true;
+	if (!strcmp(a->s, "end"))
+		ok = ends;
+	if (ok)
+		return true;
+	char sizes[96] = "";
+	size_t o = 0, found = 0;
+	for (size_t p = payload_len > 600 ? payload_len - 600 : 0; p < payload_len + 600 && found < 4; p++) {
+		size_t ul = ulpdu_len - payload_len + p, b = 2 + ul + iw_mpa_pad_len(ul) + 4;
+		size_t m = marker_offsets(x->h->tx.pos, b, at, IW_FPDU_MAX_MARKERS, &ends);
+		bool hit = !strcmp(a->s, "end") && ends;
+		for (size_t i = 0; i < m && i < IW_FPDU_MAX_MARKERS; i++)
+			hit |= (!strcmp(a->s, "start") && at[i] == 0) || (!strcmp(a->s, "crc") && at[i] == b - 4);
+		if (hit && o < sizeof sizes)
+			o += (size_t)snprintf(sizes + o, sizeof sizes - o, "%s%zu", found++ ? ", " : "", p);
+	}
+	return herror(x, "line %d: marker_at=%s does not hold: this FPDU starts at stream offset %llu with a payload "
+		      "of %zu octets (payloads that would do: %s)", s->line, a->s, (unsigned long long)x->h->tx.pos,
+		      payload_len, found ? sizes : "none near");
+}
 
 static bool act_send_fpdu(ctx *x, const iw_step *s)
 {
@@ -625,7 +873,7 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		if (!owned)
 			return herror(x, "out of memory");
 		for (int64_t i = 0; i < a->i; i++)
-			owned[i] = size_pattern((size_t)i);
+			owned[i] = payload_octet(s, (size_t)i);
 		body = owned;
 		body_len = (size_t)a->i;
 	}
@@ -654,7 +902,8 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 	h.qn = (uint32_t)arg_i(s, "qn", qn);
 	uint32_t auto_msn = h.qn < 4 ? x->h->msn[h.qn] : 1;
 	h.msn = (uint32_t)arg_i(s, "msn", auto_msn);
-	if (!iw_step_arg(s, "msn") && h.qn < 4)
+	/* Only untagged messages take an MSN (DDP-6.3-08); a Write leaves QN 0's sequence alone. */
+	if (!iw_step_arg(s, "msn") && h.qn < 4 && !h.tagged)
 		x->h->msn[h.qn]++;
 	/* Segments: by mulpdu (default: one segment) in the given order. */
 	size_t mulpdu = (size_t)arg_i(s, "mulpdu", 65535);
@@ -713,10 +962,29 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		iw_ddp_hdr_encode(&hh, hb, sizeof hb, &hl, &e);
 		size_t plen = segs[order[k]].len;
 		const uint8_t *pl = body ? body + segs[order[k]].off : NULL;
+		if (k == 0 && !check_marker_at(x, s, hl + plen, plen)) {
+			free(owned);
+			return false;
+		}
+		/* What a Terminate reporting this segment attaches (RFC 5040 §4.8). */
+		memcpy(x->h->last_hdr, hb, hl);
+		x->h->last_hdr_len = hl;
+		x->h->last_ulpdu_len = hl + plen;
+		if (!hh.tagged && hh.qn == IW_QN_READ_REQ && plen == IW_RDMAP_READ_REQ_LEN && pl) {
+			memcpy(x->h->last_rr, pl, IW_RDMAP_READ_REQ_LEN);
+			x->h->have_last_rr = true;
+		}
 		size_t cap = iw_mpa_tx_size(&x->h->tx, hl + plen) + 16;
 		uint8_t *out = malloc(cap);
 		size_t outlen = 0;
-		if (!out || iw_mpa_tx_fpdu(&x->h->tx, hb, hl, pl, plen, &mods, out, cap, &outlen, &e)) {
+		/* cut=N: the ULPDU is its first N octets, framed as a valid FPDU (A9: shorter than a DDP header). */
+		const iw_arg *cut = iw_step_arg(s, "cut");
+		size_t chl = hl, cpl = plen;
+		if (cut && (size_t)cut->i < hl + plen) {
+			chl = (size_t)cut->i < hl ? (size_t)cut->i : hl;
+			cpl = (size_t)cut->i - chl;
+		}
+		if (!out || iw_mpa_tx_fpdu(&x->h->tx, hb, chl, cpl ? pl : NULL, cpl, &mods, out, cap, &outlen, &e)) {
 			free(out);
 			ok = herror(x, "line %d: cannot build the FPDU: %s", s->line, out ? e.msg : "no memory");
 			break;
@@ -828,17 +1096,33 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 				if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
 					return fail(x, "MPA-5.1-05", "a DUT marker in the FPDU at %llu has FPDUPTR low bits set",
 						    (unsigned long long)fp->start);
+				x->h->dut_markers += fp->nmarkers;
 				return true;
+			}
+			if (st == IW_RX_ERROR) {
+				/* The octets that do not decode, so the report can show (and point at) them. */
+				size_t from = x->h->in_cur - used, shown = used + avail(x) < 512 ? used + avail(x) : 512;
+				iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "raw", x->h->in + from, shown,
+					       "%zu octets that do not decode as an FPDU (stream offset %llu)", shown,
+					       (unsigned long long)err.offset);
 			}
 			if (st == IW_RX_ERROR && decodes_with_markers(x, !x->h->rx->markers))
 				return fail(x, x->h->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
 					    "%s: the DUT's FPDUs %s markers: they decode only %s them (%s)", req_ctx,
 					    x->h->rx->markers ? "lack the requested" : "carry unrequested",
 					    x->h->rx->markers ? "without" : "with", err.detail);
-			if (st == IW_RX_ERROR)
-				return fail(x, err.req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]", req_ctx,
+			if (st == IW_RX_ERROR) {
+				/* The decoder speaks for a receiver; what the DUT broke is the sender's rule. */
+				const char *req = err.ecode == IW_MPA_E_CRC ? "MPA-5.2-11"
+						  : err.ecode == IW_MPA_E_MARKER ? "MPA-5.1-03" : err.req;
+				uint32_t c = fp->crc_computed;
+				uint32_t swapped = c >> 24 | (c >> 8 & 0xff00u) | (c << 8 & 0xff0000u) | c << 24;
+				bool be = err.ecode == IW_MPA_E_CRC && fp->crc_received == swapped;
+				return fail(x, req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]%s", req_ctx,
 					    (unsigned long long)err.offset, err.detail,
-					    iw_error_name(err.layer, err.etype, err.ecode));
+					    iw_error_name(err.layer, err.etype, err.ecode),
+					    be ? " (the DUT sent its CRC most-significant octet first; A1: least-significant first)" : "");
+			}
 			continue;
 		}
 		if (x->h->fin || x->h->rst)
@@ -887,6 +1171,10 @@ typedef struct dut_msg {
 	uint8_t *data;
 	size_t len;
 	size_t nseg;
+	bool first_marker;          /* its first FPDU begins with a marker (FPDUPTR 0) */
+	uint64_t first_start;       /* stream offset of its first FPDU */
+	size_t markers;             /* markers inside its FPDUs, each FPDUPTR checked */
+	uint16_t max_ulpdu;
 } dut_msg;
 
 static bool read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw_fpdu *fp)
@@ -907,10 +1195,34 @@ static bool read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm
 		if (fp->ulpdu_length > IW_MPA_MULPDU_MAX)
 			return fail(x, "MPA-3.2-04", "%s: the DUT sent a ULPDU of %u octets, more than 64768", what,
 				    fp->ulpdu_length);
+		/* MULPDU for the connection's EMSS, clamped to [128, 64768] (MPA-3.2-03, A7). */
+		if (x->h->mss && fp->ulpdu_length > iw_mulpdu(x->h->mss, x->h->rx->markers))
+			return fail(x, x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02",
+				    "%s: the DUT sent a ULPDU of %u octets; MULPDU for EMSS %u %s markers is %u", what,
+				    fp->ulpdu_length, x->h->mss, x->h->rx->markers ? "with" : "without",
+				    iw_mulpdu(x->h->mss, x->h->rx->markers));
 		if (dm->nseg == 0) {
 			dm->first = m.ddp;
 			dm->rv = m.rv;
 			dm->opcode = m.opcode;
+			dm->first_marker = fp->nmarkers && fp->markers[0].pos == fp->start;
+			dm->first_start = fp->start;
+			/* DDP-6.3-08/09: each queue's MSNs start at 1 and go up by one per message. */
+			if (!m.ddp.tagged && m.ddp.qn < 3) {
+				uint32_t want = x->h->dut_msn[m.ddp.qn];
+				if (m.ddp.msn != want)
+					return fail(x, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08",
+						    "%s: the DUT's %s on QN %u has MSN %u, %u expected (%s)", what,
+						    iw_rdmap_op(m.opcode)->name, m.ddp.qn, m.ddp.msn, want,
+						    want == 1 ? "the first MSN is 1" : "one more than the previous message's");
+				x->h->dut_msn[m.ddp.qn] = want + 1;
+			}
+			/* RFC 5040: a Send's RsvdULP after the control octet is reserved, sent as zero. */
+			if ((m.opcode == IW_OP_SEND || m.opcode == IW_OP_SEND_SE || m.opcode == IW_OP_TERMINATE ||
+			     m.opcode == IW_OP_READ_REQ) &&
+			    (m.ddp.rsvdulp[1] | m.ddp.rsvdulp[2] | m.ddp.rsvdulp[3] | m.ddp.rsvdulp[4]))
+				return fail(x, "DDP-6.3-02", "%s: the DUT's %s has non-zero RsvdULP octets 1-4", what,
+					    iw_rdmap_op(m.opcode)->name);
 		} else if (m.ddp.tagged != dm->first.tagged || m.opcode != dm->opcode) {
 			return fail(x, "DDP-6.1-03", "%s: a new %s began before the DUT's %s ended with L=1", what,
 				    iw_rdmap_op(m.opcode)->name, iw_rdmap_op(dm->opcode)->name);
@@ -945,13 +1257,62 @@ static bool read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm
 		memcpy(dm->data + dm->len, m.payload, m.payload_len);
 		dm->len += m.payload_len;
 		dm->nseg++;
+		dm->markers += fp->nmarkers;
+		if (fp->ulpdu_length > dm->max_ulpdu)
+			dm->max_ulpdu = fp->ulpdu_length;
 		if (m.ddp.last)
 			return true;
 	}
 }
 
+/* What an explicit expectation covers is not judged again by a later `expect as-model`. */
+static void model_discard(ctx *x)
+{
+	hconn *h = x->h;
+	for (size_t i = 0; i < h->nmev; i++)
+		free(h->mev[i].data);
+	h->nmev = 0;
+	iw_conn_event ev;
+	while (h->model_full && h->model && iw_conn_next_event(h->model, &ev))
+		;
+}
+
+/* The Terminate's attached headers (RFC 5040 §4.8) are those of the harness's segment at fault:
+ * hdr=1 asks for the DDP header of the last FPDU the harness sent, rdma_hdr=1 for its Read
+ * Request body. */
+static bool terminate_headers_ok(ctx *x, const iw_step *s, const iw_terminate *t, char *why, size_t cap)
+{
+	if (arg_i(s, "hdr", 0)) {
+		if (!t->d) {
+			snprintf(why, cap, "the Terminate has D=0: the DDP header of the segment at fault is not attached");
+			return false;
+		}
+		if (t->ddp_hdr_len != x->h->last_hdr_len || memcmp(t->ddp_hdr, x->h->last_hdr, t->ddp_hdr_len)) {
+			snprintf(why, cap, "the Terminate's attached DDP header (%zu octets) is not the header of the segment "
+				 "at fault (%zu octets, the last one the harness sent)", t->ddp_hdr_len, x->h->last_hdr_len);
+			return false;
+		}
+		if (t->m)
+			note(x, "Terminate: DDP segment length %u (the ULPDU at fault had %zu octets, %zu of them payload)",
+			     t->ddp_seg_len, x->h->last_ulpdu_len, x->h->last_ulpdu_len - x->h->last_hdr_len);
+	}
+	if (arg_i(s, "rdma_hdr", 0)) {
+		if (!t->r || !t->has_rdma_hdr) {
+			snprintf(why, cap, "the Terminate has R=0: the RDMA Read Request header at fault is not attached");
+			return false;
+		}
+		if (!x->h->have_last_rr || memcmp(t->rdma_hdr, x->h->last_rr, IW_RDMAP_READ_REQ_LEN)) {
+			snprintf(why, cap, "the Terminate's attached RDMA header is not the Read Request the harness sent");
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 {
+	if (!x->in_as_model)
+		model_discard(x);
 	int64_t deadline = within_deadline(x, s);
 	iw_fpdu *fp = malloc(sizeof *fp);
 	if (!fp)
@@ -971,9 +1332,14 @@ static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 			ok = fail(x, "RFC5040-4.8", "the DUT's Terminate cannot be decoded: %s", e.msg);
 		} else {
 			note(x, "Terminate %s M=%d D=%d R=%d", iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r);
-			if (!code_matches(x, s, &t, why, sizeof why) || !pattern_ok(s, "m", t.m, why, sizeof why) ||
+			int el = layer_value(iw_step_arg(s, "layer"));
+			if (!code_matches(x, s, &t, why, sizeof why))
+				ok = fail(x, el == IW_LAYER_DDP ? "DDP-9.2-01" : NULL, "%s", why);
+			else if (!pattern_ok(s, "m", t.m, why, sizeof why) ||
 			    !pattern_ok(s, "d", t.d, why, sizeof why) || !pattern_ok(s, "r", t.r, why, sizeof why))
 				ok = fail(x, NULL, "%s", why);
+			else if (!terminate_headers_ok(x, s, &t, why, sizeof why))
+				ok = fail(x, "RFC5040-4.8", "%s", why);
 		}
 	} else if (!strcmp(s->word, "greeting")) {
 		if (dm.opcode != IW_OP_SEND || dm.len != 16) {
@@ -989,6 +1355,22 @@ static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 			x->h->have_adv = true;
 			note(x, "the reflector advertises STag 0x%x, TO 0x%llx, %u octets", x->h->adv_stag,
 			     (unsigned long long)x->h->adv_to, x->h->adv_len);
+			/* The model's sink learns the buffer, so it judges Writes and Reads as the DUT must
+			 * (its memory is the model's own: contents are not compared). */
+			if (x->h->model) {
+				iw_tagged_buf b = {.stag = x->h->adv_stag, .base_to = x->h->adv_to, .length = x->h->adv_len,
+						   .stream = 0, .pd = 0, .valid = true, .mem = NULL,
+						   .access = IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE};
+				const iw_ddp_sink *sk = iw_conn_sink(x->h->model);
+				b.stream = sk->stream;
+				b.pd = sk->pd;
+				if (!x->h->adv_mem)
+					x->h->adv_mem = calloc(1, x->h->adv_len ? x->h->adv_len : 1);
+				b.mem = x->h->adv_mem;
+				iw_err e;
+				if (b.mem)
+					(void)iw_conn_register_buf(x->h->model, &b, &e);
+			}
 		}
 	} else {
 		if (strcmp(s->word, "any") && strcmp(s->word, "fpdu")) {
@@ -1007,7 +1389,7 @@ static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 		if (ok && sz && !sz->is_pattern_any) {
 			size_t bad = dm.len;
 			for (size_t i = 0; i < dm.len && bad == dm.len; i++)
-				if (dm.data[i] != size_pattern(i))
+				if (dm.data[i] != payload_octet(s, i))
 					bad = i;
 			if ((size_t)sz->i != dm.len || bad != dm.len)
 				ok = fail(x, "DDP-7.2-03", "expected %lld octets of the size pattern, seen %zu octets in %zu "
@@ -1024,8 +1406,17 @@ static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 		if (ok && iw_step_arg(s, "last") && arg_i(s, "last", 1) == 1 && dm.nseg != 1)
 			ok = fail(x, NULL, "expected a single-segment message, the DUT used %zu segments", dm.nseg);
 	}
-	if (ok && iw_step_arg(s, "marker_first") && dm.nseg && x->h->rx->markers && fp->nmarkers == 0 && fp->start == 0)
-		ok = fail(x, "MPA-6.1-R7", "the DUT's first FPDU does not begin with a marker");
+	if (ok && dm.nseg && iw_step_arg(s, "marker_first") && arg_i(s, "marker_first", -1) >= 0 &&
+	    dm.first_marker != (arg_i(s, "marker_first", 0) == 1))
+		ok = fail(x, dm.first_marker ? "MPA-5.1-03" : dm.first_start == 0 ? "MPA-6.1-R7" : "MPA-5.1-04",
+			  dm.first_marker ? "the DUT's message begins with a marker where none was expected"
+					  : "the DUT's message does not begin with a marker (FPDUPTR 0) where its FPDU "
+					    "starts on a 512-octet boundary");
+	if (ok && dm.nseg && !pattern_ok(s, "markers", (int64_t)dm.markers, why, sizeof why))
+		ok = fail(x, "MPA-5.1-02", "%s (markers inside the message's FPDUs)", why);
+	if (ok && dm.markers)
+		note(x, "%zu markers in the message's %zu FPDU%s, each FPDUPTR checked; largest ULPDU %u", dm.markers,
+		     dm.nseg, dm.nseg == 1 ? "" : "s", dm.max_ulpdu);
 	free(dm.data);
 	free(fp);
 	return ok;
@@ -1102,14 +1493,13 @@ static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms)
 	h->fd = fd;
 	iw_result_wire(x->r, IW_NOTE, h->no, tcase(x), "connect", NULL, 0, "connection %d %s", h->no,
 		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT");
-	/* The model plays the DUT; iw_conn_start is a no-op for a responder. */
-	iw_conn_free(h->model);
-	h->model = NULL;
-	iw_conn_config mc;
-	iw_conn_config_default(&mc, x->p, x->dut_role);
-	mc.want_markers = false;
-	if (iw_conn_new(&h->model, &mc, &e) == IW_OK)
-		iw_conn_start(h->model, &e);
+	/* The DUT's EMSS is taken to be ours: TCP gives both ends the same MSS on a symmetric path. */
+	int mss = 0;
+	socklen_t ml = sizeof mss;
+	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml) == 0 && mss > 0)
+		h->mss = (uint32_t)mss;
+	/* The model plays the DUT as it was asked to be; iw_conn_start is a no-op for a responder. */
+	model_make(x, h, x->instr_markers, !x->instr_crc_off);
 	if (!x->p->startup_frames)
 		enter_full_operation(x);
 	return true;
@@ -1124,7 +1514,92 @@ static bool open_conn(ctx *x, int64_t timeout_ms)
 	return open_into(x, h, x->nconns, timeout_ms);
 }
 
-/* Liveness: a fresh connection still completes startup (the case's connections are left alone). */
+/* Steps the harness makes up itself (startup, liveness, as-model), with their arguments. */
+static void st_init(iw_step *st, enum iw_step_kind k, const char *word, int line)
+{
+	memset(st, 0, sizeof *st);
+	st->kind = k;
+	st->line = line;
+	snprintf(st->word, sizeof st->word, "%s", word);
+}
+
+static void st_int(iw_step *st, const char *name, int64_t v, enum iw_arg_type type)
+{
+	if (st->nargs == IW_CASE_MAX_ARGS)
+		return;
+	iw_arg *a = &st->args[st->nargs++];
+	snprintf(a->name, sizeof a->name, "%s", name);
+	a->type = type;
+	a->i = v;
+}
+
+static void st_bytes(iw_step *st, const char *name, const uint8_t *b, size_t n)
+{
+	if (st->nargs == IW_CASE_MAX_ARGS)
+		return;
+	iw_arg *a = &st->args[st->nargs++];
+	snprintf(a->name, sizeof a->name, "%s", name);
+	a->type = IW_ARG_BYTES;
+	a->bytes = (uint8_t *)b;        /* not owned: synthetic steps are never freed */
+	a->nbytes = n;
+}
+
+/* Takes the just-opened current connection to full operation the way the role and profile say
+ * (MR §6.1; none under culley-mpa-02), then sends one Send and takes the reflector's greeting
+ * and its echo: from here on the case's connections look the same in every profile and role
+ * (the harness's next MSN on QN 0 is 2, the DUT's is 3). */
+static bool startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
+{
+	iw_step st;
+	bool ok = true;
+	if (x->p->startup_frames) {
+		if (x->dut_role == IW_ROLE_RESPONDER) {
+			st_init(&st, IW_STEP_SEND_REQUEST, "request", line);
+			st_int(&st, "m", m, IW_ARG_INT);
+			st_int(&st, "c", c, IW_ARG_INT);
+			ok = act_send_frame(x, &st, IW_MPA_REQUEST);
+			st_init(&st, IW_EXPECT_REPLY, "reply", line);
+			st_int(&st, "r", 0, IW_ARG_INT);
+			st_int(&st, "within", within_ms, IW_ARG_DURATION);
+			ok = ok && exp_frame(x, &st, IW_MPA_REPLY);
+		} else {
+			st_init(&st, IW_EXPECT_REQUEST, "request", line);
+			st_int(&st, "r", 0, IW_ARG_INT);
+			st_int(&st, "within", within_ms, IW_ARG_DURATION);
+			ok = exp_frame(x, &st, IW_MPA_REQUEST);
+			st_init(&st, IW_STEP_SEND_REPLY, "reply", line);
+			st_int(&st, "m", m, IW_ARG_INT);
+			st_int(&st, "c", c, IW_ARG_INT);
+			ok = ok && act_send_frame(x, &st, IW_MPA_REPLY);
+			if (ok && x->h->got_frame_valid)
+				enter_full_operation(x);
+		}
+	}
+	static const uint8_t hello[] = STARTUP_PAYLOAD;
+	st_init(&st, IW_STEP_SEND_FPDU, "send", line);
+	st_bytes(&st, "data", hello, sizeof hello - 1);
+	ok = ok && act_send_fpdu(x, &st);
+	st_init(&st, IW_EXPECT_FPDU, "greeting", line);
+	st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	ok = ok && exp_message(x, &st, false);
+	st_init(&st, IW_EXPECT_FPDU, "send", line);
+	st_bytes(&st, "data", hello, sizeof hello - 1);
+	st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	ok = ok && exp_message(x, &st, false);
+	if (!ok && x->failed && !x->harness_error) {
+		char r[sizeof x->r->reason];
+		snprintf(r, sizeof r, "startup (line %d) did not reach full operation with the reflector: %.900s", line,
+			 x->r->reason);
+		memcpy(x->r->reason, r, sizeof r);
+	}
+	return ok;
+}
+
+static int startup_m(const ctx *x, const iw_step *s) { return (int)arg_i(s, "m", x->o->frame_markers ? 1 : 0); }
+static int startup_c(const ctx *x, const iw_step *s) { return (int)arg_i(s, "c", x->o->frame_no_crc ? 0 : 1); }
+
+/* Liveness: a fresh connection still completes startup (the case's connections are left alone);
+ * with the reflector it must also greet and echo: the DUT still works, not only listens. */
 static bool exp_alive(ctx *x, const iw_step *s)
 {
 	int64_t deadline = within_deadline(x, s);
@@ -1133,7 +1608,12 @@ static bool exp_alive(ctx *x, const iw_step *s)
 	memset(&probe, 0, sizeof probe);
 	probe.fd = -1;
 	bool ok = open_into(x, &probe, x->nconns + 1, (deadline - now_us()) / 1000);
-	if (ok && x->p->startup_frames) {
+	bool reflector = (x->c->needs & IW_CAP_REFLECTOR) && x->o->dut.reflector;
+	if (ok && reflector) {
+		ok = startup_conn(x, (deadline - now_us()) / 1000, startup_m(x, s), startup_c(x, s), s->line);
+		if (!ok && !x->harness_error)
+			snprintf(x->fail_req, sizeof x->fail_req, "MPA-6.1-R2a");
+	} else if (ok && x->p->startup_frames) {
 		iw_step st;
 		memset(&st, 0, sizeof st);
 		st.line = s->line;
@@ -1148,8 +1628,139 @@ static bool exp_alive(ctx *x, const iw_step *s)
 	hconn_free(&probe);
 	x->h = saved;
 	if (ok)
-		note(x, "liveness probe: a fresh connection completed startup");
+		note(x, reflector ? "liveness probe: a fresh connection completed startup, greeted and echoed"
+				  : "liveness probe: a fresh connection completed startup");
 	return ok;
+}
+
+static bool exp_one_of(ctx *x, const iw_step *s);
+
+/* In full operation: the model, fed everything the harness sent since the last explicit
+ * expectation, says what a conforming DUT running the reflector sends back: an echo per
+ * delivered Send and a Read Response per served Read Request, in that order, then, on the first
+ * error, its Terminate (layer, type and code; optional for MPA errors, MPA-7-02) and a close. */
+static bool as_model_full_(ctx *x, const iw_step *s);
+
+static bool as_model_full(ctx *x, const iw_step *s)
+{
+	x->in_as_model = true;
+	bool ok = as_model_full_(x, s);
+	x->in_as_model = false;
+	model_discard(x);
+	return ok;
+}
+
+static bool as_model_full_(ctx *x, const iw_step *s)
+{
+	iw_conn_event ev;
+	bool err = false;
+	iw_violation v;
+	memset(&v, 0, sizeof v);
+	int64_t within = arg_i(s, "within", x->o->dut.close_timeout_ms > 0 ? x->o->dut.close_timeout_ms : DEFAULT_WITHIN_MS);
+	/* What the model found before it was fed FPDU by FPDU comes first, then the copied events. */
+	while (iw_conn_next_event(x->h->model, &ev))
+		if (ev.kind == IW_EV_ERROR && !err) {
+			err = true;
+			v = ev.viol;
+		}
+	const model_ev *me = x->h->mev;
+	size_t n = 0, necho = 0, nread = 0;
+	for (; n < x->h->nmev && !err; n++) {
+		if (me[n].kind == IW_EV_ERROR) {
+			err = true;
+			v = me[n].viol;
+		}
+		necho += me[n].kind == IW_EV_SEND;
+		nread += me[n].kind == IW_EV_READ_SERVICED;
+	}
+	if (err)
+		note(x, "model: %zu echo%s and %zu Read Response%s, then %s (%s: %s), reported and closed", necho,
+		     necho == 1 ? "" : "es", nread, nread == 1 ? "" : "s", iw_error_name(v.layer, v.etype, v.ecode),
+		     v.req ? v.req : "", v.detail);
+	else
+		note(x, "model: %zu echo%s and %zu Read Response%s due, then nothing", necho, necho == 1 ? "" : "es", nread,
+		     nread == 1 ? "" : "s");
+	/* Echoes and Read Responses are independent operations: each kind keeps its order, the two
+	 * may interleave. Once an error is due, echoes of Sends delivered just before it are optional:
+	 * the reflector may not have run before the Terminate went out (DDP-9.1-04). */
+	size_t ie = 0, ir = 0;
+	iw_step term, cl;
+	st_init(&term, IW_EXPECT_TERMINATE, "terminate", s->line);
+	st_int(&term, "layer", v.layer, IW_ARG_INT);
+	st_int(&term, "etype", v.etype, IW_ARG_INT);
+	st_int(&term, "ecode", v.ecode, IW_ARG_INT);
+	st_init(&cl, IW_EXPECT_CLOSE, "any", s->line);
+	st_int(&cl, "within", within, IW_ARG_DURATION);
+	for (;;) {
+		size_t ne = ie, nr = ir;
+		for (size_t i = 0, ke = 0, kr = 0; i < n; i++) {
+			if (me[i].kind == IW_EV_SEND && ke++ == ie)
+				ne = i;
+			if (me[i].kind == IW_EV_READ_SERVICED && kr++ == ir)
+				nr = i;
+		}
+		bool more = ie < necho || ir < nread;
+		if (!err && !more) {
+			iw_step st;
+			st_init(&st, IW_EXPECT_SILENCE, "silence", s->line);
+			st_int(&st, "for", within < 300 ? within : 300, IW_ARG_DURATION);
+			return exp_silence(x, &st);
+		}
+		int64_t deadline = within_deadline(x, s);
+		pump(x, 1, deadline);
+		if (!avail(x)) {
+			if (err && (x->h->fin || x->h->rst) && v.layer == IW_LAYER_LLP)
+				return true;        /* MPA-7-02: the code SHOULD reach the peer; a close alone passes */
+			if (err && !more)
+				return exp_message(x, &term, true) && exp_close(x, &cl);
+			return fail(x, err ? v.req : NULL, "model: %s was due; %s", ie < necho ? "an echo" : "a Read Response",
+				    x->h->fin || x->h->rst ? "the DUT closed the connection" : "nothing arrived in time");
+		}
+		size_t save = x->h->in_cur;
+		iw_mpa_rx *rxs = malloc(sizeof *rxs);
+		iw_fpdu *fp = malloc(sizeof *fp);
+		if (!rxs || !fp) {
+			free(rxs);
+			free(fp);
+			return herror(x, "out of memory");
+		}
+		*rxs = *x->h->rx;
+		uint32_t msn_save[3];
+		memcpy(msn_save, x->h->dut_msn, sizeof msn_save);
+		dut_msg dm;
+		bool ok = read_message(x, deadline, "as-model", &dm, fp);
+		free(fp);
+		if (ok && dm.opcode == IW_OP_TERMINATE && err) {
+			/* Read it again as the Terminate expectation, with its code check and mappings. */
+			x->h->in_cur = save;
+			*x->h->rx = *rxs;
+			memcpy(x->h->dut_msn, msn_save, sizeof msn_save);
+			free(rxs);
+			free(dm.data);
+			return exp_message(x, &term, true) && exp_close(x, &cl);
+		}
+		free(rxs);
+		if (ok && (dm.opcode == IW_OP_SEND || dm.opcode == IW_OP_SEND_SE) && ie < necho) {
+			if (dm.len != me[ne].len || (dm.len && memcmp(dm.data, me[ne].data, dm.len)))
+				ok = fail(x, "DDP-7.3-07", "model: the echo of the Send delivered %zu%s (%zu octets) was due; the "
+					  "DUT echoed %zu other octets", ie + 1, ie == 0 ? "st" : ie == 1 ? "nd" : "th", me[ne].len,
+					  dm.len);
+			ie++;
+		} else if (ok && dm.opcode == IW_OP_READ_RESP && ir < nread) {
+			const iw_read_req *rr = &me[nr].rreq;
+			if (dm.first.stag != rr->sink_stag || dm.first.to != rr->sink_to || dm.len != rr->size)
+				ok = fail(x, "RFC5040-4.4", "model: a Read Response of %u octets to STag 0x%x TO 0x%llx was due; "
+					  "the DUT sent %zu octets to STag 0x%x TO 0x%llx", rr->size, rr->sink_stag,
+					  (unsigned long long)rr->sink_to, dm.len, dm.first.stag, (unsigned long long)dm.first.to);
+			ir++;
+		} else if (ok) {
+			ok = fail(x, err ? v.req : NULL, "model: the DUT sent %s, which a conforming DUT does not send here%s",
+				  iw_rdmap_op(dm.opcode)->name, err ? " (a Terminate was due)" : "");
+		}
+		free(dm.data);
+		if (!ok)
+			return false;
+	}
 }
 
 /* What a conforming DUT does with everything sent so far, per the engine's model. */
@@ -1157,6 +1768,8 @@ static bool exp_as_model(ctx *x, const iw_step *s)
 {
 	if (!x->h->model)
 		return herror(x, "line %d: no model of the DUT", s->line);
+	if (x->h->full_op && x->h->model_full)
+		return as_model_full(x, s);
 	iw_conn_event ev;
 	bool rejected = false, accepted = false;
 	iw_violation why;
@@ -1227,12 +1840,19 @@ static bool exp_one_of(ctx *x, const iw_step *s)
 		return herror(x, "out of memory");
 	*saved = *x->h->rx;
 	bool saved_ready = x->h->rx_ready, saved_full = x->h->full_op;
+	uint32_t saved_msn[3];
+	memcpy(saved_msn, x->h->dut_msn, sizeof saved_msn);
+	size_t saved_markers = x->h->dut_markers;
 	char reasons[IW_CASE_MAX_ALTS][256];
+	size_t saved_maps = x->r->nmappings;
 	for (size_t i = 0; i < s->nalts; i++) {
+		x->r->nmappings = saved_maps;   /* a mapping counts only in the alternative that matched */
 		x->h->in_cur = cur;
 		*x->h->rx = *saved;
 		x->h->rx_ready = saved_ready;
 		x->h->full_op = saved_full;
+		memcpy(x->h->dut_msn, saved_msn, sizeof saved_msn);
+		x->h->dut_markers = saved_markers;
 		x->failed = false;
 		bool ok = true;
 		for (size_t k = 0; ok && k < s->alts[i].nseq; k++)
@@ -1250,6 +1870,7 @@ static bool exp_one_of(ctx *x, const iw_step *s)
 		reasons[i][sizeof reasons[i] - 1] = '\0';
 	}
 	free(saved);
+	x->r->nmappings = saved_maps;
 	x->failed = false;
 	char all[1000];
 	size_t o = 0;
@@ -1308,7 +1929,15 @@ static bool run_step(ctx *x, const iw_step *s)
 		return fail(x, NULL, "the case timeout (%lld ms) ran out before line %d (%s)",
 			    (long long)((x->deadline_us - x->t0_us) / 1000), s->line,
 			    iw_step_name(s->kind));
+	/* coalesce: only sends accumulate; any other step lets what is held go out first. */
+	if (s->kind != IW_STEP_SEND_REQUEST && s->kind != IW_STEP_SEND_REPLY && s->kind != IW_STEP_SEND_FPDU &&
+	    s->kind != IW_STEP_SEND_RAW && !flush_pending(x))
+		return false;
 	switch (s->kind) {
+	case IW_STEP_STARTUP: {
+		int64_t within = arg_i(s, "within", x->o->dut.connect_timeout_ms);
+		return open_conn(x, within) && startup_conn(x, within, startup_m(x, s), startup_c(x, s), s->line);
+	}
 	case IW_STEP_CONNECT:
 	case IW_STEP_ACCEPT:
 		if ((s->kind == IW_STEP_CONNECT) != (x->dut_role == IW_ROLE_RESPONDER))
@@ -1399,16 +2028,36 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 
 	iw_err e;
 	bool measured = false;
+	for (size_t i = 0; i < c->nsteps; i++)
+		x->uses_startup |= c->steps[i].kind == IW_STEP_STARTUP;
+	/* Markers the DUT wants and its no-CRC mode: what the case needs, or what the run's --markers
+	 * and --crc ask of the cases that open connections with `startup`, where the DUT can. */
+	bool want_m = ((c->needs & IW_CAP_MARKERS) || (o->frame_markers && x->uses_startup)) && o->dut.markers;
+	bool want_nocrc = ((c->needs & IW_CAP_CRC_OFF) || (o->frame_no_crc && x->uses_startup)) && o->dut.crc_off_mode;
 	if (drv->ops->case_begin(drv, &e)) {
 		herror(x, "the driver could not prepare the DUT: %s", e.msg);
-	} else {
-		for (size_t i = 0; i < c->nsteps && !x->failed; i++) {
+	} else if ((want_m || want_nocrc) && drv->ops->instruct) {
+		iw_dut_instr in;
+		memset(&in, 0, sizeof in);
+		in.markers = want_m;
+		in.crc_off = want_nocrc;
+		if (iw_driver_instruct(drv, &in, &e))
+			herror(x, "the DUT could not be configured for the case: %s", e.msg);
+		x->instr_markers = want_m;
+		x->instr_crc_off = want_nocrc;
+	}
+	if (!x->failed) {
+		for (size_t i = 0; i < c->nsteps && !x->failed && !iw_interrupted(); i++) {
 			if (c->steps[i].kind == IW_EXPECT_MEASURE)
 				measured = true;
 			run_step(x, &c->steps[i]);
 		}
 		iw_dut_finding f;
 		memset(&f, 0, sizeof f);
+		for (int i = 0; i < x->nconns; i++) {
+			x->h = &x->conns[i];
+			flush_pending(x);
+		}
 		for (int i = 0; i < MAX_CONNS; i++)
 			hconn_close(&x->conns[i]);
 		if (drv->ops->case_end(drv, &f, &e) == IW_OK && f.present) {

@@ -16,7 +16,8 @@ static const struct {
 	{"run", cmd_run, "run conformance cases against a DUT and write reports"},
 	{"list", cmd_list, "list the conformance cases with their requirement IDs"},
 	{"serve", cmd_serve, "serve the built-in reference DUT over TCP"},
-	{"decode", cmd_decode, "decode an MPA byte stream and list every violation"},
+	{"decode", cmd_decode, "decode an MPA byte stream or a capture and list every violation"},
+	{"vectors", cmd_vectors, "write, check or compare the test-vector set (JSON, pcap)"},
 };
 
 static void usage(FILE *f)

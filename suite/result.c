@@ -67,6 +67,11 @@ void iw_result_wire(iw_case_result *r, enum iw_wire_dir dir, int conn, int64_t t
 {
 	if (!r)
 		return;
+	/* The capture keeps the connection's life even when the wire log is full. */
+	if (what && dir != IW_NOTE && (!strcmp(what, "fin") || !strcmp(what, "rst")))
+		iw_result_tcp(r, what[0] == 'f' ? IW_TCP_FIN : IW_TCP_RST, dir, conn, t_us, NULL, 0);
+	else if (what && !strcmp(what, "connect"))
+		iw_result_tcp(r, IW_TCP_OPEN, IW_TO_DUT, conn, t_us, NULL, 0);
 	if (r->nwire >= IW_RESULT_MAX_WIRE) {
 		/* Notes the cut once, at the first event that does not fit (the note makes it 4097). */
 		if (r->nwire == IW_RESULT_MAX_WIRE)
@@ -125,6 +130,12 @@ void iw_result_clear_wire(iw_case_result *r)
 	r->wire = NULL;
 	r->nwire = r->capwire = 0;
 	r->wire_dropped = 0;
+	for (size_t i = 0; i < r->ntcp; i++)
+		free(r->tcp[i].bytes);
+	free(r->tcp);
+	r->tcp = NULL;
+	r->ntcp = r->captcp = r->tcp_octets = 0;
+	r->tcp_cut = false;
 }
 
 iw_case_result *iw_run_add(iw_run *run)

@@ -32,6 +32,25 @@ typedef struct iw_wire_entry {
 	size_t nbytes;
 } iw_wire_entry;
 
+/* What the harness's own TCP connections carried, as sent and received (not as decoded): the
+ * source of the per-case pcap (reports/report_pcap.c). One chunk per send() or recv(), plus the
+ * opening and closing of each connection. */
+enum iw_tcp_kind { IW_TCP_OPEN, IW_TCP_DATA, IW_TCP_FIN, IW_TCP_RST };
+
+/* A case keeps at most this many captured octets and chunks; past that the capture stops and
+ * says so (tcp_cut), the verdict does not depend on it. */
+#define IW_RESULT_MAX_TCP_OCTETS (16u << 20)
+#define IW_RESULT_MAX_TCP_CHUNKS 65536
+
+typedef struct iw_tcp_chunk {
+	enum iw_tcp_kind kind;
+	enum iw_wire_dir dir;       /* IW_TO_DUT or IW_FROM_DUT (who sent the data, FIN or RST) */
+	int conn;                   /* as in the wire log */
+	int64_t t_us;               /* since the case started */
+	uint8_t *bytes;             /* owned, IW_TCP_DATA only */
+	size_t n;
+} iw_tcp_chunk;
+
 typedef struct iw_measure {
 	char name[48];          /* "close_after_bad_request_ms" */
 	double value;
@@ -59,7 +78,18 @@ typedef struct iw_case_result {
 	char mappings[4][160];      /* error-code mappings applied */
 	bool dut_finding;           /* the exec'd DUT crashed or exited non-zero */
 	char dut_finding_text[1200];
+	char dut_role[12];          /* "responder" or "initiator": which side opened the connections */
+	char expected[1024];        /* the case's expectations as written, "LINE: expect ..." per line */
+	size_t fail_wire;           /* 1 + index of the wire entry the failure points at; 0 = none */
+	char fail_field[32];        /* the field of that entry the failure names ("Rev", "MSN"), or "" */
+	size_t ntcp, captcp;
+	iw_tcp_chunk *tcp;          /* owned: the TCP capture (above) */
+	size_t tcp_octets;          /* octets kept in tcp */
+	bool tcp_cut;               /* the capture stopped at a limit or for lack of memory */
 } iw_case_result;
+
+#define IW_RUN_MAX_DISABLED 64
+#define IW_RUN_MAX_MAPS 32
 
 typedef struct iw_run {
 	char tool_version[32];
@@ -70,9 +100,22 @@ typedef struct iw_run {
 	char role[16];
 	char host[128];
 	char seg_mode[32];          /* resegmentation mode of the run */
+	char framing[32];           /* "markers on, crc on": the run's --markers and --crc */
 	uint64_t seed;
 	int64_t start_unix_ms, end_unix_ms;
 	bool complete;              /* false when interrupted */
+	int stop_signal;            /* the signal that interrupted the run (SIGINT, SIGTERM), 0 none */
+	/* provenance (docs/reports.md): what a lab needs to reproduce and trust the run */
+	char command[512];          /* the command line */
+	char selection[256];        /* --cases, or "*" */
+	char vectors_sha256[72];    /* sha256 of the vector set (vectors/ *.json by name), or "none" */
+	char vectors_dir[256];
+	size_t nvectors;
+	char dut_settings[1024];    /* the DUT configuration in effect, as `key = value` lines */
+	size_t ndisabled;
+	char disabled[IW_RUN_MAX_DISABLED][200];    /* "GLOB : reason" of the configuration */
+	size_t nmaps;
+	char maps[IW_RUN_MAX_MAPS][200];            /* "L/T/C -> L/T/C : reason" of the configuration */
 	size_t ncases, capcases;
 	iw_case_result *cases;      /* owned */
 	size_t counts[IW_VERDICT_COUNT];
@@ -88,10 +131,29 @@ void iw_result_wire(iw_case_result *r, enum iw_wire_dir dir, int conn, int64_t t
 		    const uint8_t *bytes, size_t n, const char *summary_fmt, ...)
 	__attribute__((format(printf, 8, 9)));
 
+/* Appends one chunk to r's TCP capture (copies bytes). Never fails: past the limits above, or
+ * out of memory, it stops and sets r->tcp_cut. iw_result_wire records IW_TCP_OPEN, FIN and RST
+ * itself for the wire events "connect", "fin" and "rst"; the harness calls this for the data
+ * it sends and receives. */
+void iw_result_tcp(iw_case_result *r, enum iw_tcp_kind kind, enum iw_wire_dir dir, int conn, int64_t t_us,
+		   const uint8_t *bytes, size_t n);
+
+/* Points a failure just recorded in r->reason at the wire log: the last entry that is not a
+ * harness note (what was judged, or the stimulus when nothing came), and the field of it the
+ * reason or the requirement req (may be NULL) names. Sets fail_wire and fail_field. */
+void iw_result_blame(iw_case_result *r, const char *req);
+
+/* The field a requirement is about ("MPA-6.1.1-06" -> "Rev"), or NULL when it names none. */
+const char *iw_blame_field_for_req(const char *req);
+
+/* Writes c's expectation steps into r->expected, one "LINE: expect ..." line each, with their
+ * arguments as written (cut with "..." when they do not fit). */
+void iw_result_set_expected(iw_case_result *r, const iw_case *c);
+
 /* Copies a case's identity (id, title, file, requirements) into r. */
 void iw_result_set_case(iw_case_result *r, const iw_case *c);
 
-/* Frees r's wire log (the bytes too) and empties it. */
+/* Frees r's wire log and TCP capture (the bytes too) and empties them. */
 void iw_result_clear_wire(iw_case_result *r);
 
 /* A new result slot in run (zeroed), or NULL when memory is exhausted. The slot lives in

@@ -4,6 +4,7 @@
  */
 #include "runner.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "iw_conn.h"
 #include "report.h"
 
@@ -42,10 +44,24 @@ int iw_seg_mode_parse(const char *s, enum iw_seg_mode *m)
 	return -1;
 }
 
+/* A case that opens every connection with `startup` is written for no particular startup: it
+ * runs under culley-mpa-02 too, where there are no frames to exchange. */
+static bool startup_only(const iw_case *c)
+{
+	bool any = false;
+	for (size_t i = 0; i < c->nsteps; i++) {
+		enum iw_step_kind k = c->steps[i].kind;
+		if (k == IW_STEP_CONNECT || k == IW_STEP_ACCEPT || k == IW_STEP_SEND_REQUEST || k == IW_STEP_SEND_REPLY)
+			return false;
+		any |= k == IW_STEP_STARTUP;
+	}
+	return any;
+}
+
 static bool case_profile_ok(const iw_case *c, const iw_profile *p)
 {
 	if (c->nprofiles == 0)
-		return p->startup_frames && p->id != IW_PROFILE_SEED_EXACT;
+		return (p->startup_frames || startup_only(c)) && p->id != IW_PROFILE_SEED_EXACT;
 	for (size_t i = 0; i < c->nprofiles; i++)
 		if (!strcmp(c->profiles[i], p->name))
 			return true;
@@ -82,6 +98,8 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 	snprintf(run->role, sizeof run->role, "%s",
 		 o->role_fixed ? (o->dut.role == IW_ROLE_RESPONDER ? "responder" : "initiator") : "per case");
 	snprintf(run->seg_mode, sizeof run->seg_mode, "%s", iw_seg_mode_name(o->seg));
+	snprintf(run->framing, sizeof run->framing, "markers %s, crc %s", o->frame_markers ? "on" : "off",
+		 o->frame_no_crc ? "off" : "on");
 	run->seed = o->seed;
 	if (gethostname(run->host, sizeof run->host) != 0)
 		snprintf(run->host, sizeof run->host, "unknown");
@@ -101,10 +119,11 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 		for (size_t i = 0; i < n; i++)
 			total += case_profile_ok(cases[i], profiles[pi]) || !o->all_profiles;
 	size_t done = 0;
-	for (size_t pi = 0; pi < nprof; pi++) {
+	for (size_t pi = 0; pi < nprof && !iw_interrupted(); pi++) {
 		const iw_profile *p = profiles[pi];
 		iw_driver *drv[2] = {NULL, NULL};
-		for (size_t i = 0; i < n; i++) {
+		/* SIGINT/SIGTERM: no further case starts (interrupt.h). */
+		for (size_t i = 0; i < n && !iw_interrupted(); i++) {
 			const iw_case *c = cases[i];
 			if (o->all_profiles && !case_profile_ok(c, p))
 				continue;
@@ -117,6 +136,9 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 			snprintf(r->profile, sizeof r->profile, "%s", p->name);
 			r->nreqs = c->nreqs;
 			memcpy(r->reqs, c->reqs, sizeof c->reqs);
+			snprintf(r->dut_role, sizeof r->dut_role, "%s",
+				 (flexible_role ? c->dut_role : o->dut.role) == IW_ROLE_RESPONDER ? "responder" : "initiator");
+			iw_result_set_expected(r, c);
 			r->start_unix_ms = unix_ms();
 			const char *skip = NULL;
 			char why[256];
@@ -129,7 +151,8 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 				for (size_t k = 0; k < c->nprofiles; k++)
 					snprintf(why + strlen(why), sizeof why - strlen(why), " %s", c->profiles[k]);
 				if (!c->nprofiles)
-					snprintf(why + strlen(why), sizeof why - strlen(why), " with startup frames");
+					snprintf(why + strlen(why), sizeof why - strlen(why), " with startup frames%s",
+						 startup_only(c) ? " or culley-mpa-02" : "");
 				snprintf(why + strlen(why), sizeof why - strlen(why), "; the DUT speaks %s", p->name);
 				skip = why;
 			} else if (!flexible_role && c->dut_role != o->dut.role) {
@@ -161,6 +184,13 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 				}
 				if (drv[role])
 					iw_exec_case(c, p, role, o, drv[role], r);
+				/* A case the signal cut short has no verdict: it did not finish. */
+				if (iw_interrupted()) {
+					r->verdict = IW_ERROR;
+					snprintf(r->reason, sizeof r->reason, "interrupted by %s before the case finished: no verdict",
+						 iw_interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT");
+					r->failed_req[0] = '\0';
+				}
 			}
 			done++;
 			if (o->progress && o->console)
@@ -174,7 +204,8 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 			}
 	}
 	run->end_unix_ms = unix_ms();
-	run->complete = true;
+	run->complete = !iw_interrupted();
+	run->stop_signal = iw_interrupt_signal();
 	iw_run_count(run);
 	return IW_OK;
 }

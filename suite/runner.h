@@ -27,6 +27,8 @@ typedef struct iw_run_opts {
 	bool role_fixed;            /* --role given (else the ref DUT takes the role each case needs) */
 	bool all_profiles;          /* --profile all: every profile the case applies to */
 	enum iw_seg_mode seg;
+	bool frame_markers;         /* --markers on: `startup` asks for markers (M=1), the DUT is asked to want them */
+	bool frame_no_crc;          /* --crc off: `startup` sends C=0, the DUT is put in its no-CRC mode if it has one */
 	uint64_t seed;
 	bool progress;              /* live progress line */
 	FILE *console;

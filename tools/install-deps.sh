@@ -4,7 +4,7 @@
 set -e
 need=""
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in ${IWSPEC_PACKAGES:-gcc make clang libjansson-dev libpcap-dev libisal-dev libxml2-utils}; do
+for pkg in ${IWSPEC_PACKAGES:-gcc make clang libclang-rt-dev libjansson-dev libpcap-dev libisal-dev libxml2-utils tshark libjson-validator-perl chromium}; do
 	have "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0
@@ -12,4 +12,11 @@ echo "iwspec: installing missing packages:$need"
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 $SUDO apt-get update -qq
+# tshark (the Wireshark cross-check of the vector captures) pulls in wireshark-common, which
+# asks whether non-root users may capture: answer no beforehand so nothing prompts.
+if command -v debconf-set-selections >/dev/null 2>&1; then
+	echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
+fi
+# chromium is for one test only: tests/cli/report.sh opens report.html headless, with no network
+# (about 20 s to install on a fresh machine; the test says SKIP without it).
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need

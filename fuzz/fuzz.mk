@@ -1,0 +1,103 @@
+# fuzz/fuzz.mk - the in-process fuzz targets (docs/fuzzing.md), included by the Makefile.
+#
+#   make fuzz-build        every target with clang -fsanitize=fuzzer,address,undefined (build-fuzz/)
+#   make fuzz-corpus       the generated seed corpora (build-fuzz/seeds/<target>/)
+#   make fuzz-smoke        each target for FUZZ_SMOKE_TIME seconds (CI; skipped without clang)
+#   make fuzz              each target for FUZZ_TIME seconds (FUZZ_TARGET=name for one)
+#   make fuzz-bench        exec/s of each target (part of `make bench`)
+#   make fuzz-standalone   the same targets without libFuzzer ($(CC) + ASan/UBSan, standalone_main.c)
+#   make fuzz-afl          the same targets for AFL++ (afl-clang-fast, persistent mode)
+#
+# The engine and the suite sources the targets reach are compiled again with the fuzz flags
+# into the variant's directory, so coverage and sanitizers see all of them.
+
+FUZZ_TARGETS     := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_SUPPORT_SRC := fuzz/connrun.c fuzz/refwalk.c fuzz/corpus.c
+# The whole harness (the linker takes only what the targets reach), so a target never breaks
+# when a suite file gains a dependency.
+FUZZ_APP_SRC     := $(APP_SRC)
+# What tests/test_fuzz_regress.c links into run_tests, built by the ordinary rules in $(BUILD).
+FUZZ_OBJ         := $(patsubst %.c,$(BUILD)/%.o,$(wildcard fuzz/fuzz_*.c) $(FUZZ_SUPPORT_SRC))
+
+FUZZ_CC          ?= clang
+FUZZ_AFL_CC      ?= afl-clang-fast
+FUZZ_SMOKE_TIME  ?= 10
+FUZZ_TIME        ?= 600
+FUZZ_VARIANT     ?= libfuzzer
+FUZZ_SAN         := -fsanitize=address,undefined -fno-sanitize-recover=all
+
+ifeq ($(FUZZ_VARIANT),libfuzzer)
+FZ_CC      := $(FUZZ_CC)
+FZ_DIR     := build-fuzz
+FZ_CFLAGS  := -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FZ_LDFLAGS := -fsanitize=fuzzer $(FUZZ_SAN)
+FZ_MAIN    :=
+else ifeq ($(FUZZ_VARIANT),standalone)
+FZ_CC      := $(CC)
+FZ_DIR     := build-fuzz/standalone
+FZ_CFLAGS  := $(FUZZ_SAN)
+FZ_LDFLAGS := $(FUZZ_SAN)
+FZ_MAIN    := fuzz/standalone_main.c
+else ifeq ($(FUZZ_VARIANT),afl)
+FZ_CC      := $(FUZZ_AFL_CC)
+FZ_DIR     := build-fuzz/afl
+FZ_CFLAGS  := $(FUZZ_SAN)
+FZ_LDFLAGS := $(FUZZ_SAN)
+FZ_MAIN    := fuzz/standalone_main.c
+endif
+
+# The project's standard, include directories and defines, as the ordinary build has them.
+FZ_FLAGS   := -std=c11 $(filter -I% -D%,$(CFLAGS_ALL)) -Ifuzz $(WARN) -O1 -g -fno-omit-frame-pointer
+FZ_LIB_SRC := $(ENGINE_SRC) $(FUZZ_APP_SRC) $(FUZZ_SUPPORT_SRC) $(wildcard fuzz/fuzz_*.c)
+FZ_LIB_OBJ := $(FZ_LIB_SRC:%.c=$(FZ_DIR)/obj/%.o)
+FZ_BINS    := $(FUZZ_TARGETS:%=$(FZ_DIR)/fuzz_%)
+
+.PHONY: fuzz fuzz-build fuzz-bins fuzz-corpus fuzz-smoke fuzz-bench fuzz-standalone fuzz-afl test-fuzz
+
+$(FZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FZ_CC) $(FZ_FLAGS) $(FZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FZ_DIR)/libiwfuzz.a: $(FZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FZ_DIR)/fuzz_%: fuzz/entry.c $(FZ_MAIN) $(FZ_DIR)/libiwfuzz.a
+	$(FZ_CC) $(FZ_FLAGS) $(FZ_LDFLAGS) -DIW_FUZZ_TARGET=$* -o $@ fuzz/entry.c $(FZ_MAIN) $(FZ_DIR)/libiwfuzz.a \
+		$(LDLIBS_ALL)
+
+# The generator runs as an ordinary program: instrumented objects link without libFuzzer.
+$(FZ_DIR)/gen_corpus: fuzz/gen_corpus.c $(FZ_DIR)/libiwfuzz.a
+	$(FZ_CC) $(FZ_FLAGS) $(FUZZ_SAN) -o $@ $^ $(LDLIBS_ALL)
+
+fuzz-bins: $(FZ_BINS) $(FZ_DIR)/gen_corpus
+
+fuzz-build:
+	@$(MAKE) --no-print-directory FUZZ_VARIANT=libfuzzer fuzz-bins
+
+fuzz-standalone:
+	@$(MAKE) --no-print-directory FUZZ_VARIANT=standalone fuzz-bins
+
+fuzz-afl:
+	@command -v $(FUZZ_AFL_CC) >/dev/null 2>&1 || { echo "fuzz-afl: $(FUZZ_AFL_CC) not found: install AFL++ (Debian package afl++)"; exit 2; }
+	@$(MAKE) --no-print-directory FUZZ_VARIANT=afl fuzz-bins
+
+fuzz-corpus: fuzz-build
+	@sh fuzz/run.sh corpus
+
+fuzz-smoke:
+	@if sh fuzz/run.sh probe "$(FUZZ_CC)"; then \
+		$(MAKE) --no-print-directory fuzz-build && FUZZ_SMOKE_TIME=$(FUZZ_SMOKE_TIME) sh fuzz/run.sh smoke; \
+	fi
+
+fuzz: fuzz-build
+	@FUZZ_TIME=$(FUZZ_TIME) FUZZ_TARGET=$(FUZZ_TARGET) sh fuzz/run.sh long
+
+fuzz-bench:
+	@if sh fuzz/run.sh probe "$(FUZZ_CC)"; then \
+		$(MAKE) --no-print-directory fuzz-build >/dev/null && sh fuzz/run.sh bench; \
+	fi
+
+test-fuzz: fuzz-smoke
+
+-include $(FZ_LIB_OBJ:.o=.d)

@@ -1,0 +1,99 @@
+/*
+ * refwalk.c - the reference FPDU walker of refwalk.h: one octet at a time, no state kept
+ * between calls, nothing shared with engine/mpa_rx.c.
+ */
+#include "refwalk.h"
+
+#include <string.h>
+
+static uint32_t crc_table[256];
+static bool crc_ready;
+
+static void crc_init(void)
+{
+	/* Reflected polynomial 0x82F63B78 (Castagnoli), requirements.md §5. */
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+		crc_table[i] = c;
+	}
+	crc_ready = true;
+}
+
+uint32_t fz_ref_crc32c(uint32_t crc, const uint8_t *p, size_t n)
+{
+	if (!crc_ready)
+		crc_init();
+	crc = ~crc;
+	for (size_t i = 0; i < n; i++)
+		crc = crc_table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+	return ~crc;
+}
+
+size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, fz_ref_fpdu *out,
+			uint8_t *ulpdu)
+{
+	memset(out, 0, sizeof *out);
+	out->start = pos;
+	out->markers_agree = true;
+	size_t i = 0;
+	size_t body = 0, need = 2;     /* body octets (markers excluded) seen / needed */
+	uint8_t lenf[2] = { 0, 0 };
+	uint8_t crcf[4] = { 0, 0, 0, 0 };
+	size_t crc_to = 0;              /* octets of s covered by the CRC: [0, crc_to) */
+	bool crc_started = false;
+	while (body < need) {
+		uint64_t at = pos + i;
+		if (markers && at % 512 == 0) {
+			/* A marker precedes the body octet at this position. */
+			if (len - i < 4) {
+				out->wire_len = len;
+				return len;
+			}
+			if (out->nmarkers < sizeof out->mpos / sizeof out->mpos[0]) {
+				size_t k = out->nmarkers++;
+				out->mpos[k] = at;
+				out->mres[k] = (uint16_t)(s[i] << 8 | s[i + 1]);
+				out->mptr[k] = (uint16_t)(s[i + 2] << 8 | s[i + 3]);
+				if ((out->mptr[k] & 0xFFFCu) != (uint16_t)(at - pos))
+					out->markers_agree = false;
+			}
+			i += 4;
+			continue;
+		}
+		if (i >= len) {
+			out->wire_len = len;
+			return len;
+		}
+		uint8_t o = s[i++];
+		if (body < 2) {
+			lenf[body] = o;
+			if (body == 1) {
+				out->ulpdu_length = (uint16_t)(lenf[0] << 8 | lenf[1]);
+				out->pad_len = (4 - (2 + out->ulpdu_length) % 4) % 4;
+				need = 2 + (size_t)out->ulpdu_length + out->pad_len + 4;
+			}
+		} else if (body < 2 + (size_t)out->ulpdu_length) {
+			if (ulpdu)
+				ulpdu[out->ulpdu_have] = o;
+			out->ulpdu_have++;
+		} else if (body < 2 + (size_t)out->ulpdu_length + out->pad_len) {
+			out->pad[body - 2 - out->ulpdu_length] = o;
+		} else {
+			size_t k = body - (need - 4);
+			if (k == 0 && !crc_started) {
+				crc_started = true;
+				crc_to = i - 1;
+			}
+			crcf[k] = o;
+		}
+		body++;
+	}
+	out->complete = true;
+	out->wire_len = i;
+	out->crc_received = (uint32_t)crcf[0] | (uint32_t)crcf[1] << 8 | (uint32_t)crcf[2] << 16 |
+			    (uint32_t)crcf[3] << 24;
+	out->crc_computed = fz_ref_crc32c(0, s, crc_to);
+	return i;
+}

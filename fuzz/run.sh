@@ -1,0 +1,131 @@
+#!/bin/sh
+# fuzz/run.sh - runs the libFuzzer targets built in build-fuzz/ (docs/fuzzing.md).
+#
+#   run.sh probe CC    exit 0 when CC builds and runs a libFuzzer program, else say why and exit 1
+#   run.sh corpus      regenerate the seed corpora in build-fuzz/seeds/
+#   run.sh smoke       every target for FUZZ_SMOKE_TIME seconds (default 10); fails on any crash
+#   run.sh long        every target (or FUZZ_TARGET) for FUZZ_TIME seconds (default 600)
+#   run.sh bench       exec/s of every target over FUZZ_BENCH_TIME seconds (default 2), one line each
+#
+# Each run keeps its corpus in build-fuzz/corpus/<target>/ (grown across runs), reads the seeds
+# from build-fuzz/seeds/<target>/, uses fuzz/fuzz_<target>.dict and the [libfuzzer] settings of
+# fuzz/fuzz_<target>.options (OSS-Fuzz names), and writes crashes to build-fuzz/artifacts/.
+set -u
+cd "$(dirname "$0")/.."
+B=build-fuzz
+
+targets() {
+	if [ -n "${FUZZ_TARGET:-}" ]; then
+		echo "$FUZZ_TARGET"
+	else
+		for f in fuzz/fuzz_*.c; do
+			t=${f#fuzz/fuzz_}
+			echo "${t%.c}"
+		done
+	fi
+}
+
+# -key=value flags from the [libfuzzer] section of fuzz/fuzz_<target>.options (OSS-Fuzz format).
+options() {
+	f=fuzz/fuzz_$1.options
+	[ -f "$f" ] || return 0
+	awk '/^\[/{s=($0=="[libfuzzer]")} s && /=/{gsub(/[ \t]/,""); print "-" $0}' "$f" | tr '\n' ' '
+}
+
+dict() {
+	[ -f "fuzz/fuzz_$1.dict" ] && printf '%s' "-dict=fuzz/fuzz_$1.dict"
+}
+
+probe() {
+	cc=${1:-clang}
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		echo "fuzz: skipped: $cc not found (libFuzzer needs clang; tools/install-deps.sh installs it)"
+		return 1
+	fi
+	d=$(mktemp -d)
+	printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' >"$d/p.c"
+	if ! "$cc" -fsanitize=fuzzer,address,undefined "$d/p.c" -o "$d/p" >"$d/log" 2>&1 || ! "$d/p" -runs=1 >>"$d/log" 2>&1; then
+		echo "fuzz: skipped: $cc cannot build a libFuzzer program with ASan/UBSan:"
+		sed 's/^/  /' "$d/log" | tail -n 5
+		rm -rf "$d"
+		return 1
+	fi
+	rm -rf "$d"
+	return 0
+}
+
+corpus() {
+	rm -rf "$B/seeds"
+	ASAN_OPTIONS=detect_leaks=1 "$B/gen_corpus" "$B/seeds" suite/cases >"$B/seeds.log" 2>&1 || {
+		cat "$B/seeds.log"
+		echo "fuzz: seed generation failed"
+		exit 1
+	}
+}
+
+# run TIME LABEL: every target for TIME seconds; prints one line per target.
+run() {
+	time=$1
+	label=$2
+	mkdir -p "$B/corpus" "$B/artifacts" "$B/logs"
+	[ -d "$B/seeds" ] || corpus
+	failed=""
+	for t in $(targets); do
+		bin=$B/fuzz_$t
+		[ -x "$bin" ] || { echo "$label: $t: $bin is not built"; failed="$failed $t"; continue; }
+		mkdir -p "$B/corpus/$t" "$B/seeds/$t"
+		log=$B/logs/$t.log
+		# shellcheck disable=SC2046
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			"$bin" $(options "$t") $(dict "$t") -max_total_time="$time" -rss_limit_mb=2048 -timeout=25 \
+			-print_final_stats=1 -artifact_prefix="$B/artifacts/$t-" "$B/corpus/$t" "$B/seeds/$t" \
+			>"$log" 2>&1
+		rc=$?
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+		cov=$(sed -n 's/.*DONE *cov: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+		if [ $rc -ne 0 ]; then
+			failed="$failed $t"
+			echo "$label: $t FAILED (exit $rc); the end of $log:"
+			tail -n 40 "$log" | sed 's/^/    /'
+			art=$(ls -t "$B/artifacts/$t-"* 2>/dev/null | head -n 1)
+			[ -n "$art" ] && echo "    reproduce: $bin $art   (then keep it: see docs/fuzzing.md, Regressions)"
+		else
+			echo "$label: $t ok: ${runs:-?} runs, ${rate:-?} exec/s, coverage ${cov:-?}"
+		fi
+	done
+	if [ -n "$failed" ]; then
+		echo "$label: FAILED:$failed"
+		return 1
+	fi
+	return 0
+}
+
+bench() {
+	[ -d "$B/seeds" ] || corpus
+	mkdir -p "$B/logs"
+	for t in $(targets); do
+		log=$B/logs/bench-$t.log
+		# A fresh run from the seeds (new inputs go to a scratch directory) so figures
+		# compare across runs.
+		scratch=$(mktemp -d)
+		ASAN_OPTIONS=detect_leaks=0 "$B/fuzz_$t" $(options "$t") $(dict "$t") \
+			-max_total_time="${FUZZ_BENCH_TIME:-2}" -print_final_stats=1 -rss_limit_mb=2048 \
+			"$scratch" "$B/seeds/$t" >"$log" 2>&1
+		rm -rf "$scratch"
+		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+		echo "fuzz exec/s $t (libFuzzer, ASan+UBSan): ${rate:-failed, see $log}"
+	done
+}
+
+case "${1:-}" in
+probe) probe "${2:-clang}" ;;
+corpus) corpus ;;
+smoke) corpus && run "${FUZZ_SMOKE_TIME:-10}" fuzz-smoke ;;
+long) run "${FUZZ_TIME:-600}" fuzz ;;
+bench) bench ;;
+*) echo "usage: fuzz/run.sh probe CC | corpus | smoke | long | bench" >&2; exit 2 ;;
+esac

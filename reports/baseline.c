@@ -1,0 +1,331 @@
+/*
+ * baseline.c - expected verdicts: parse, compare with a run, write (baseline.h).
+ */
+#include "baseline.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "report_text.h"
+
+#define FIELD(s) (s), strnlen((s), sizeof(s))
+#define BASELINE_MAX_FILE (16u << 20)
+
+static int verdict_parse(const char *s, size_t n, enum iw_verdict *v)
+{
+	for (int i = 0; i < IW_VERDICT_COUNT; i++) {
+		const char *name = iw_verdict_name((enum iw_verdict)i);
+		if (strlen(name) == n && !memcmp(name, s, n)) {
+			*v = (enum iw_verdict)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static const char *word_end(const char *p, const char *end)
+{
+	while (p < end && *p != ' ' && *p != '\t' && *p != ':')
+		p++;
+	return p;
+}
+
+void iw_baseline_free(iw_baseline *b)
+{
+	if (!b)
+		return;
+	free(b->e);
+	b->e = NULL;
+	b->n = b->cap = 0;
+}
+
+static int parse_line(iw_baseline *b, const char *p, const char *end, int line, iw_err *e)
+{
+	p = skip_ws(p, end);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	if (p == end || *p == '#')
+		return 0;
+	iw_baseline_entry x;
+	memset(&x, 0, sizeof x);
+	x.line = line;
+	const char *we = word_end(p, end);
+	const char *at = memchr(p, '@', (size_t)(we - p));
+	const char *id_end = at ? at : we;
+	if (id_end == p)
+		return iw_errf(e, IW_EINVAL, "%s:%d: a line starts with a case id", b->name, line);
+	if ((size_t)(id_end - p) >= sizeof x.id)
+		return iw_errf(e, IW_EINVAL, "%s:%d: case id longer than %zu characters", b->name, line, sizeof x.id - 1);
+	memcpy(x.id, p, (size_t)(id_end - p));
+	if (at) {
+		if (we - at - 1 <= 0 || (size_t)(we - at - 1) >= sizeof x.profile)
+			return iw_errf(e, IW_EINVAL, "%s:%d: bad profile after '@' in '%.*s'", b->name, line, (int)(we - p), p);
+		memcpy(x.profile, at + 1, (size_t)(we - at - 1));
+	}
+	p = skip_ws(we, end);
+	const char *ve = word_end(p, end);
+	if (ve == p)
+		return iw_errf(e, IW_EINVAL, "%s:%d: '%s' has no verdict; write CASE-ID VERDICT [: reason]", b->name, line,
+			       x.id);
+	if (verdict_parse(p, (size_t)(ve - p), &x.verdict))
+		return iw_errf(e, IW_EINVAL, "%s:%d: unknown verdict '%.*s'; use PASS, FAIL, WARN, INFO, SKIP or ERROR",
+			       b->name, line, (int)(ve - p), p);
+	p = skip_ws(ve, end);
+	if (p < end) {
+		if (*p != ':')
+			return iw_errf(e, IW_EINVAL, "%s:%d: expected ': reason' after the verdict, found '%.*s'", b->name,
+				       line, (int)(end - p), p);
+		p = skip_ws(p + 1, end);
+		snprintf(x.note, sizeof x.note, "%.*s", (int)(end - p), p);
+		if (*p == '[') {
+			const char *close = memchr(p, ']', (size_t)(end - p));
+			if (!close || close - p - 1 <= 0 || (size_t)(close - p - 1) >= sizeof x.req)
+				return iw_errf(e, IW_EINVAL, "%s:%d: a pinned requirement is written [REQ-ID]", b->name, line);
+			memcpy(x.req, p + 1, (size_t)(close - p - 1));
+		}
+	}
+	for (size_t i = 0; i < b->n; i++)
+		if (!strcmp(b->e[i].id, x.id) && !strcmp(b->e[i].profile, x.profile))
+			return iw_errf(e, IW_EINVAL, "%s:%d: %s%s%s is already listed on line %d", b->name, line, x.id,
+				       x.profile[0] ? "@" : "", x.profile, b->e[i].line);
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		iw_baseline_entry *ne = realloc(b->e, cap * sizeof *ne);
+		if (!ne)
+			return iw_errf(e, IW_ENOSPC, "%s: out of memory", b->name);
+		b->e = ne;
+		b->cap = cap;
+	}
+	b->e[b->n++] = x;
+	return 0;
+}
+
+int iw_baseline_parse(iw_baseline *b, const char *text, size_t len, const char *name, iw_err *e)
+{
+	memset(b, 0, sizeof *b);
+	snprintf(b->name, sizeof b->name, "%s", name ? name : "baseline");
+	const char *p = text, *end = text + len;
+	int line = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		line++;
+		if (memchr(p, '\0', (size_t)(le - p))) {
+			iw_baseline_free(b);
+			return iw_errf(e, IW_EINVAL, "%s:%d: a NUL octet: not a text file", b->name, line);
+		}
+		if (parse_line(b, p, le, line, e)) {
+			iw_baseline_free(b);
+			return IW_EINVAL;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return IW_OK;
+}
+
+int iw_baseline_load(iw_baseline *b, const char *path, iw_err *e)
+{
+	memset(b, 0, sizeof *b);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return iw_errf(e, IW_EINVAL, "cannot open the baseline '%s': %s", path, strerror(errno));
+	char *buf = malloc(BASELINE_MAX_FILE + 1);
+	size_t n = buf ? fread(buf, 1, BASELINE_MAX_FILE + 1, f) : 0;
+	bool err = ferror(f);
+	fclose(f);
+	if (!buf)
+		return iw_errf(e, IW_ENOSPC, "cannot read the baseline '%s': out of memory", path);
+	if (err || n > BASELINE_MAX_FILE) {
+		free(buf);
+		return iw_errf(e, IW_EINVAL, "cannot read the baseline '%s': %s", path,
+			       err ? "read error" : "larger than 16 MiB");
+	}
+	int rc = iw_baseline_parse(b, buf, n, path, e);
+	free(buf);
+	return rc;
+}
+
+typedef struct dlist {
+	char **d;
+	size_t n, cap;
+	bool oom;
+} dlist;
+
+static void add(dlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(dlist *l, const char *fmt, ...)
+{
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		char **nd = realloc(l->d, cap * sizeof *nd);
+		if (!nd) {
+			l->oom = true;
+			return;
+		}
+		l->d = nd;
+		l->cap = cap;
+	}
+	char *s = malloc(768);
+	if (!s) {
+		l->oom = true;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s, 768, fmt, ap);
+	va_end(ap);
+	l->d[l->n++] = s;
+}
+
+void iw_baseline_diffs_free(char **d, size_t n)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(d[i]);
+	free(d);
+}
+
+static enum iw_verdict verdict_of(const iw_case_result *r)
+{
+	return (unsigned)r->verdict < IW_VERDICT_COUNT ? r->verdict : IW_ERROR;
+}
+
+/* The result's reason, short, on one line, for a difference message. */
+static void short_reason(const iw_case_result *r, char *buf, size_t cap)
+{
+	char *u = iw_text_utf8(FIELD(r->reason));
+	snprintf(buf, cap, "%.200s", u ? u : "");
+	free(u);
+	for (char *p = buf; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+}
+
+size_t iw_baseline_compare(iw_baseline *b, const iw_run *run, char ***out)
+{
+	dlist l = {0};
+	*out = NULL;
+	for (size_t i = 0; i < b->n; i++)
+		b->e[i].used = false;
+	bool multi = !strcmp(run->profile, "all");
+	for (size_t i = 0; i < run->ncases; i++) {
+		const iw_case_result *r = &run->cases[i];
+		iw_baseline_entry *exact = NULL, *any = NULL;
+		for (size_t k = 0; k < b->n; k++) {
+			if (strncmp(b->e[k].id, r->id, sizeof r->id))
+				continue;
+			if (!b->e[k].profile[0])
+				any = &b->e[k];
+			else if (!strncmp(b->e[k].profile, r->profile, sizeof r->profile))
+				exact = &b->e[k];
+		}
+		iw_baseline_entry *x = exact ? exact : any;
+		char name[96], why[256];
+		snprintf(name, sizeof name, "%.63s%s%.15s", r->id, multi ? "@" : "", multi ? r->profile : "");
+		enum iw_verdict v = verdict_of(r);
+		short_reason(r, why, sizeof why);
+		if (!x) {
+			add(&l, "%s: got %s, which the baseline does not list%s%s", name, iw_verdict_name(v), why[0] ? ": " : "",
+			    why);
+			continue;
+		}
+		x->used = true;
+		if (x->verdict != v) {
+			const char *hint = "";
+			if ((x->verdict == IW_FAIL || x->verdict == IW_WARN) && (v == IW_PASS || v == IW_INFO))
+				hint = " (a known failure no longer fails: update the baseline)";
+			else if (v == IW_FAIL || v == IW_WARN || v == IW_ERROR)
+				hint = " (a regression)";
+			add(&l, "%s: expected %s (%s line %d), got %s%s%s%s", name, iw_verdict_name(x->verdict), b->name,
+			    x->line, iw_verdict_name(v), hint, why[0] ? ": " : "", why);
+		} else if (x->req[0] && strncmp(x->req, r->failed_req, sizeof r->failed_req)) {
+			add(&l, "%s: expected %s on [%s] (%s line %d), got %s on [%.31s]: %s", name, iw_verdict_name(v), x->req,
+			    b->name, x->line, iw_verdict_name(v), r->failed_req[0] ? r->failed_req : "no requirement", why);
+		}
+	}
+	/* Entries no result matched: a case the baseline expects that did not run. An interrupted
+	 * run did not reach them; that is said by the exit status, not here. */
+	if (run->complete)
+		for (size_t k = 0; k < b->n; k++) {
+			if (b->e[k].used)
+				continue;
+			bool any_id = false;
+			for (size_t i = 0; i < run->ncases && !any_id; i++)
+				any_id = !strncmp(b->e[k].id, run->cases[i].id, sizeof run->cases[i].id);
+			/* The case ran: this entry was for a profile the run did not cover, or an
+			 * @PROFILE entry shadowed it. */
+			if (any_id)
+				continue;
+			add(&l, "%s%s%s: expected %s (%s line %d), but the case did not run", b->e[k].id,
+			    b->e[k].profile[0] ? "@" : "", b->e[k].profile, iw_verdict_name(b->e[k].verdict), b->name,
+			    b->e[k].line);
+		}
+	if (l.oom) {
+		iw_baseline_diffs_free(l.d, l.n);
+		return (size_t)-1;
+	}
+	*out = l.d;
+	return l.n;
+}
+
+int iw_baseline_write(const iw_run *run, const char *path, iw_err *e)
+{
+	iw_atomic_file *af = iw_atomic_open(path, e);
+	if (!af)
+		return -1;
+	bool multi = !strcmp(run->profile, "all");
+	iw_atomic_puts(af, "# iwspec baseline: the expected verdict of each case, for `iwspec run --expect FILE`.\n"
+			   "# CASE-ID[@PROFILE] VERDICT [: [REQ-ID] pinned reason]   (docs/reports.md, Baselines)\n");
+	char t[40];
+	iw_text_time(run->start_unix_ms, true, t, sizeof t);
+	iw_atomic_printf(af, "# written from the run of %s: iwspec %.31s (%.47s), profile %.15s, seed %llu\n", t,
+			 run->tool_version, run->git_rev, run->profile, (unsigned long long)run->seed);
+	/* The DUT string and reasons come from outside: one line each, no control characters. */
+	char *dut = iw_text_console(FIELD(run->dut));
+	if (dut) {
+		for (char *p = dut; *p; p++)
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
+		iw_atomic_printf(af, "# DUT: %s\n", dut);
+	}
+	free(dut);
+	if (!run->complete)
+		iw_atomic_puts(af, "# WARNING: the run was interrupted; cases it did not reach are missing\n");
+	for (size_t i = 0; i < run->ncases && iw_atomic_ok(af); i++) {
+		const iw_case_result *r = &run->cases[i];
+		enum iw_verdict v = verdict_of(r);
+		iw_atomic_printf(af, "%.63s", r->id);
+		if (multi && r->profile[0])
+			iw_atomic_printf(af, "@%.15s", r->profile);
+		iw_atomic_printf(af, " %s", iw_verdict_name(v));
+		if (v == IW_FAIL || v == IW_WARN || v == IW_ERROR || v == IW_SKIP) {
+			char why[256];
+			short_reason(r, why, sizeof why);
+			char *safe = iw_text_console(why, strlen(why));
+			iw_atomic_puts(af, " :");
+			bool pinned = (v == IW_FAIL || v == IW_WARN) && r->failed_req[0];
+			if (pinned)
+				iw_atomic_printf(af, " [%.31s]", r->failed_req);
+			/* A note of our own may not start with '[': that would read as a pinned requirement. */
+			if (safe && *safe)
+				iw_atomic_printf(af, " %s%s", !pinned && *safe == '[' ? "reason: " : "", safe);
+			free(safe);
+		}
+		iw_atomic_puts(af, "\n");
+	}
+	return iw_atomic_commit(af, e);
+}

@@ -1,0 +1,70 @@
+/*
+ * baseline.h - expected verdicts for CI: `iwspec run --expect FILE` fails the run when a result
+ * differs from the file in either direction, so a fixed known failure is noticed as surely as a
+ * new one; `--write-expect FILE` writes one from a run (docs/reports.md, "Baselines").
+ *
+ * The file is text, one case a line:
+ *
+ *   # comment
+ *   CASE-ID[@PROFILE] VERDICT [: [REQ-ID] note]
+ *
+ *   mpa.startup.resp.happy-path PASS
+ *   mpa.startup.resp.rev-01 FAIL : [MPA-6.1.1-06] known: firmware 2.3 answers Rev=2 (vendor ticket 4711)
+ *   ddp.tagged.write-then-read@rfc6581 SKIP : no reflector on this DUT
+ *
+ * VERDICT is PASS, FAIL, WARN, INFO, SKIP or ERROR. A pinned reason starting with
+ * "[REQ-ID]" also pins the requirement a FAIL or WARN rests on: the same verdict on another
+ * requirement is a difference too (the DUT now fails for another reason). The rest is a note
+ * for people. An entry without @PROFILE applies to every profile; one with it wins over it.
+ */
+#ifndef IW_BASELINE_H
+#define IW_BASELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "iw_err.h"
+#include "result.h"
+
+typedef struct iw_baseline_entry {
+	char id[64];
+	char profile[16];           /* "" = every profile */
+	enum iw_verdict verdict;
+	char req[32];               /* pinned requirement, or "" */
+	char note[256];             /* the pinned reason as written (requirement included) */
+	int line;
+	bool used;                  /* matched a result (set by compare) */
+} iw_baseline_entry;
+
+typedef struct iw_baseline {
+	size_t n, cap;
+	iw_baseline_entry *e;
+	char name[256];             /* the file, for messages */
+} iw_baseline;
+
+/* Parses baseline text; name is used in messages ("FILE:LINE: ..."). Errors (IW_EINVAL): an
+ * unknown verdict, a missing verdict, a duplicate entry, an over-long id. The baseline is
+ * empty and needs no free on error. */
+int iw_baseline_parse(iw_baseline *b, const char *text, size_t len, const char *name, iw_err *e);
+
+/* Reads and parses a file. */
+int iw_baseline_load(iw_baseline *b, const char *path, iw_err *e);
+
+void iw_baseline_free(iw_baseline *b);
+
+/* Compares a run with the baseline. Returns the number of differences and sets *out to a
+ * malloc'd array of that many malloc'd lines (free with iw_baseline_diffs_free), one per
+ * difference, e.g.
+ *   "mpa.startup.resp.rev-01: expected FAIL (baseline line 3), got PASS: a known failure no longer
+ *    fails; update the baseline"
+ * A result with no entry, and an entry no result matched, are differences too (for an
+ * incomplete run the cases it did not reach are not). Returns (size_t)-1 when memory runs out. */
+size_t iw_baseline_compare(iw_baseline *b, const iw_run *run, char ***out);
+
+void iw_baseline_diffs_free(char **d, size_t n);
+
+/* Writes the run's verdicts as a baseline (atomically): FAIL, WARN and ERROR entries pin their
+ * requirement and reason, SKIP its reason; @PROFILE only when the run covers several profiles. */
+int iw_baseline_write(const iw_run *run, const char *path, iw_err *e);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * report_pcap.c - one pcap per case: the harness's own TCP connections, from the capture the
+ * harness kept (result.h, iw_tcp_chunk), synthesized by pcap_write.h (report.h).
+ *
+ * Each chunk is one send() or recv() of the harness, so the segments in the file follow the
+ * harness's real writes (a resegmentation run shows its cuts) and carry their real times.
+ * Addresses are fixed and say who is who: the harness is 10.0.0.1, the DUT 10.0.0.2, and the
+ * listening side uses port 4791; the side that connected uses 40001, 40002 ... one per
+ * connection, so Wireshark tells the case's connections apart.
+ */
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "pcap_write.h"
+
+#define MAX_CONN_NO 64
+
+const char *iw_report_case_slug(const iw_run *run, const iw_case_result *r, char *buf, size_t cap)
+{
+	if (!cap)
+		return buf;
+	size_t o = 0;
+	for (size_t i = 0; i < sizeof r->id && r->id[i] && o + 1 < cap; i++) {
+		char c = r->id[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+			  c == '-' || (c == '.' && o > 0);
+		buf[o++] = ok ? c : '_';
+	}
+	buf[o] = '\0';
+	if (!o)
+		snprintf(buf, cap, "case");
+	if (run && !strcmp(run->profile, "all") && r->profile[0]) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, cap - l, "@%.*s", (int)strnlen(r->profile, sizeof r->profile), r->profile);
+		for (char *p = buf + l + 1; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+				*p = '_';
+	}
+	return buf;
+}
+
+typedef struct pcap_ctx {
+	iw_pcap_writer *w;
+	iw_pcap_tcp *conn[MAX_CONN_NO + 1];
+	bool harness_client;        /* the DUT is the responder: the harness sent the SYN */
+	int opened;
+	uint64_t base_us;           /* the case's start */
+	uint64_t last_us;           /* time of the last frame written */
+} pcap_ctx;
+
+/* The pcap direction of octets sent by the harness (to_dut true) or by the DUT. */
+static enum iw_pcap_dir side(const pcap_ctx *x, bool to_dut)
+{
+	return to_dut == x->harness_client ? IW_PCAP_C2S : IW_PCAP_S2C;
+}
+
+static int open_conn(pcap_ctx *x, int no, iw_err *e)
+{
+	iw_pcap_tcp_params p;
+	iw_pcap_tcp_params_default(&p);
+	static const uint8_t harness[4] = {10, 0, 0, 1}, dut[4] = {10, 0, 0, 2};
+	memcpy(p.client_ip, x->harness_client ? harness : dut, 4);
+	memcpy(p.server_ip, x->harness_client ? dut : harness, 4);
+	p.client_port = (uint16_t)(40001 + x->opened % 20000);
+	p.client_isn = 1000u + 100000u * (uint32_t)x->opened;
+	p.server_isn = 5000u + 100000u * (uint32_t)x->opened;
+	x->opened++;
+	x->conn[no] = iw_pcap_tcp_open(x->w, &p, e);
+	return x->conn[no] ? 0 : -1;
+}
+
+/* The next frames get time t_us after the case's start, never earlier than the frame before
+ * (each frame 1 us after the one before it). Returns the time given. */
+static uint64_t stamp(pcap_ctx *x, uint64_t t)
+{
+	if (t <= x->last_us)
+		t = x->last_us + 1;
+	iw_pcap_writer_time(x->w, t, 1);
+	return t;
+}
+
+/* Notes the time of the last frame written since stamp(t) began at frame `before`. */
+static void stamped(pcap_ctx *x, uint64_t t, uint64_t before)
+{
+	uint64_t n = iw_pcap_writer_frames(x->w) - before;
+	if (n)
+		x->last_us = t + n - 1;
+}
+
+int iw_report_pcap_case(const iw_case_result *r, const char *path, iw_err *e)
+{
+	pcap_ctx x;
+	memset(&x, 0, sizeof x);
+	x.harness_client = strcmp(r->dut_role, "initiator") != 0;
+	x.base_us = r->start_unix_ms > 0 ? (uint64_t)r->start_unix_ms * 1000u : IW_PCAP_EPOCH_DEFAULT * 1000000u;
+	x.w = iw_pcap_writer_new(IW_PCAP_LINK_ETHERNET, e);
+	if (!x.w)
+		return -1;
+	iw_err ignore;
+	for (size_t i = 0; i < r->ntcp; i++) {
+		const iw_tcp_chunk *c = &r->tcp[i];
+		int no = c->conn < 0 ? 0 : c->conn > MAX_CONN_NO ? MAX_CONN_NO : c->conn;
+		uint64_t before = iw_pcap_writer_frames(x.w);
+		uint64_t t = stamp(&x, x.base_us + (uint64_t)(c->t_us > 0 ? c->t_us : 0));
+		bool to_dut = c->dir != IW_FROM_DUT;
+		switch (c->kind) {
+		case IW_TCP_OPEN:
+			/* A connection number used again (the liveness probe's, say) is a new connection;
+			 * the harness closed the old one when it let it go. */
+			if (x.conn[no])
+				iw_pcap_tcp_fin(x.conn[no], side(&x, true), &ignore);
+			if (open_conn(&x, no, e)) {
+				iw_pcap_writer_free(x.w);
+				return -1;
+			}
+			break;
+		case IW_TCP_DATA:
+			if (!x.conn[no] && open_conn(&x, no, e)) {
+				iw_pcap_writer_free(x.w);
+				return -1;
+			}
+			/* Data after that side closed cannot be in a TCP stream; the log shows it. */
+			iw_pcap_tcp_data(x.conn[no], side(&x, to_dut), c->bytes, c->n, &ignore);
+			break;
+		case IW_TCP_FIN:
+			if (x.conn[no])
+				iw_pcap_tcp_fin(x.conn[no], side(&x, to_dut), &ignore);
+			break;
+		case IW_TCP_RST:
+			if (x.conn[no])
+				iw_pcap_tcp_rst(x.conn[no], side(&x, to_dut), &ignore);
+			x.conn[no] = NULL;
+			break;
+		}
+		stamped(&x, t, before);
+	}
+	/* The case's end closes every connection the harness still holds. */
+	for (int no = 0; no <= MAX_CONN_NO; no++)
+		if (x.conn[no]) {
+			uint64_t before = iw_pcap_writer_frames(x.w);
+			uint64_t t = stamp(&x, x.last_us + 1000);
+			iw_pcap_tcp_fin(x.conn[no], side(&x, true), &ignore);
+			stamped(&x, t, before);
+		}
+	return iw_pcap_writer_commit(x.w, path, e);
+}
+
+long iw_report_pcaps(const iw_run *run, const char *dir, iw_err *e)
+{
+	if (!run || !dir)
+		return iw_errf(e, -1, "cannot write captures: no run or directory");
+	if (iw_mkdir_p(dir, e) != 0)
+		return -1;
+	long written = 0;
+	int rc = 0;
+	iw_err e2;
+	for (size_t i = 0; i < run->ncases; i++) {
+		const iw_case_result *r = &run->cases[i];
+		if (!r->ntcp)
+			continue;
+		char slug[160], path[1200];
+		iw_report_case_slug(run, r, slug, sizeof slug);
+		snprintf(path, sizeof path, "%s/%s.pcap", dir, slug);
+		if (iw_report_pcap_case(r, path, rc ? &e2 : e) != 0)
+			rc = -1;
+		else
+			written++;
+	}
+	return rc ? -1 : written;
+}

@@ -1,0 +1,50 @@
+/*
+ * req_catalog.h - the requirements catalog (spec/requirements.md §1) as data, for the reports.
+ *
+ * The HTML report shows each case's requirement text and level and a coverage table of the
+ * MUSTs observable on the wire; both need the catalog at run time, without Python and without
+ * the shared specification, which is not part of the repository. So req_catalog.c is a table
+ * generated from requirements.md by tools/gen-req-catalog.sh and committed; regenerate it when
+ * the catalog changes:
+ *
+ *   sh tools/gen-req-catalog.sh ../shared/spec/requirements.md > reports/req_catalog.c
+ */
+#ifndef IW_REQ_CATALOG_H
+#define IW_REQ_CATALOG_H
+
+#include <stddef.h>
+
+/* Why no case may cite a requirement yet (the generator's rules, from the T column and the
+ * test idea). */
+enum iw_req_gap {
+	IW_GAP_NONE,            /* observable, nothing in the way: not yet written */
+	IW_GAP_NOT_OBSERVABLE,  /* T has no W: only the DUT side could tell */
+	IW_GAP_TCP_CONTROL,     /* needs control of TCP itself (order, checksums, MSS, ICMP ...) */
+	IW_GAP_REFLECTOR,       /* needs a reflector feature docs/reflector.md does not define */
+};
+
+typedef struct iw_req_info {
+	const char *id;         /* "MPA-6.1-R5" */
+	const char *kw;         /* keyword as the catalog writes it: "MUST", "MUST NOT", "FACT", "must(lc)" ... */
+	const char *t;          /* testability as in the "T" column: "W", "W*", "R / W*", "N" ... */
+	const char *text;       /* the requirement, paraphrased */
+	const char *idea;       /* the catalog's test idea */
+	unsigned char must;     /* keyword is upper-case MUST or MUST NOT */
+	unsigned char wire;     /* observable on the wire: T names W or W* */
+	unsigned char gap;      /* enum iw_req_gap */
+	const char *gap_note;   /* the gap in words, for the coverage table */
+} iw_req_info;
+
+extern const iw_req_info iw_req_catalog[];
+extern const size_t iw_req_catalog_n;
+/* "requirements.md sha256 <hex>": the catalog version the table was generated from. */
+extern const char iw_req_catalog_source[];
+
+/* The catalog row of an id, or NULL. */
+const iw_req_info *iw_req_find(const char *id);
+
+/* The family of an id: everything before its last '-' ("MPA-6.1-R5" -> "MPA-6.1",
+ * "DDP-9.1-T4" -> "DDP-9.1"). Writes into buf and returns it. */
+const char *iw_req_family(const char *id, char *buf, size_t cap);
+
+#endif

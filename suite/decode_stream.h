@@ -1,0 +1,55 @@
+/*
+ * decode_stream.h - decoding one direction of an MPA byte stream layer by layer, printing
+ * every field and every violation with its requirement ID and error code (text or JSON).
+ *
+ * `iwspec decode` uses it for a stream given as hex or a file, and for each direction of each
+ * TCP connection of a capture. Everything is decoded by the engine; this module only prints.
+ * In a capture, offsets are also given as the frame that carried the octet.
+ */
+#ifndef IW_DECODE_STREAM_H
+#define IW_DECODE_STREAM_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iw_violation.h"
+#include "mpa_frame.h"
+#include "pcap_read.h"
+#include "profile.h"
+
+typedef struct iw_decode_ctx {
+	bool json;
+	json_t *items, *viols;      /* JSON: where decoded items and violations are appended */
+	iw_viol_list *viol;         /* every violation reported, for the count */
+	/* Capture mode: the direction's reassembled stream, and the stream octet that offset 0 of
+	 * the current phase is (0 for the startup frame, the frame's length for the FPDUs). */
+	const iw_pcap_stream *cap;
+	uint64_t cap_base;
+	bool mpa_failed;            /* set by iw_decode_fpdus when it stopped at an MPA error */
+} iw_decode_ctx;
+
+/* Reports a violation (printed or appended to viols) and counts it in o->viol. */
+void iw_decode_violation(iw_decode_ctx *o, const char *req, enum iw_viol_kind kind, int layer, int etype, int ecode,
+			 uint64_t off, const char *detail);
+
+/* True when buf starts like a startup frame: 12 or more of its first 16 octets are those of
+ * the Request or the Reply key (a damaged key is still judged as a frame). */
+bool iw_decode_looks_like_frame(const uint8_t *buf, size_t len);
+
+/* Decodes and checks the startup frame at buf. expect: the kind the receiver waits for, or -1
+ * to take it from the key (octet 9: 'p' Reply, else Request). force: decode even when buf does
+ * not start with "MPA ID Re". Returns the frame's length, 0 when there is none (not forced,
+ * no key, or a profile without frames), -1 when the stream ends inside it (reported). f, when
+ * not NULL, receives the decoded fields. */
+long iw_decode_frame(iw_decode_ctx *o, const iw_profile *p, const uint8_t *buf, size_t len, int expect, bool force,
+		     iw_mpa_frame *f);
+
+/* Decodes FPDUs from stream offset start (from SeqStart; it places the markers) and reports
+ * every violation; stops at the first MPA error (MPA-7-08). Returns the FPDUs decoded;
+ * *first_end (may be NULL) is the offset just past the first FPDU, 0 without one. */
+size_t iw_decode_fpdus(iw_decode_ctx *o, const iw_profile *p, bool markers, bool crc, uint64_t start,
+		       const uint8_t *buf, size_t len, uint64_t *first_end);
+
+#endif

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Negative controls for the full-operation cases: each error-code case must fail against a
+# built-in DUT that sends a different code or none, and the data-sink cases against one that
+# keeps delivering after an error or ignores bounds (drivers/ref_faults.c mutants). The failing
+# case must cite the requirement the mutant breaks. Then the interop mapping: real stacks' codes
+# fail the strict cases, and pass, reported as mappings, once the DUT configuration maps them.
+# $IWSPEC names the binary. Ends with "N passed, N failed".
+IWSPEC=${IWSPEC:-build/iwspec}
+DIR=$(cd "$(dirname "$0")/../.." && pwd)
+CASES="$DIR/suite/cases"
+pass=0
+failn=0
+tmp=$(mktemp -d)
+[ -n "$KEEP" ] && echo "kept $tmp" >&2 || trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+
+# The cases that expect a Terminate code: an `expect terminate layer=` line, or a one-of whose
+# alternatives all begin with a Terminate (no close without one).
+ERROR_CASES=$( (grep -l '^expect terminate layer=' -r "$CASES"
+	grep -l '^  - terminate layer=' -r "$CASES" | xargs grep -L '^  - close\|^  - silence') |
+	sort -u | xargs grep -h '^id:' | sed 's/^id: *//' | sort)
+[ -n "$ERROR_CASES" ] && ok || bad "no error-code cases found under $CASES"
+
+# run NAME CONFIG-LINES... : the full-operation cases against the built-in DUT, in the background
+run() {
+	name=$1; shift
+	printf '%s\n' "$@" >"$tmp/$name.conf"
+	( "$IWSPEC" run --profile rfc5044 --no-progress --case-dir "$CASES" --cases "$CASES/ddp" \
+		--dut-config "$tmp/$name.conf" --report "$tmp/$name.ddp" >"$tmp/$name.out" 2>&1
+	  "$IWSPEC" run --profile rfc5044 --no-progress --case-dir "$CASES" --cases "$CASES/rdmap" \
+		--dut-config "$tmp/$name.conf" --report "$tmp/$name.rdmap" >>"$tmp/$name.out" 2>&1
+	  "$IWSPEC" run --profile rfc5044 --no-progress --case-dir "$CASES" --cases 'mpa.crc.*' \
+		--dut-config "$tmp/$name.conf" --report "$tmp/$name.crc" >>"$tmp/$name.out" 2>&1 ) &
+}
+run wrong "mutant = term-wrong-code"
+run none "mutant = no-terminate"
+run deliver "mutant = deliver-after-error"
+run bounds "mutant = ignore-bounds"
+run interop "mutant = interop-codes"
+run mapped "$(grep -v '^#' "$DIR/tests/conformance/interop-mapped.conf")"
+wait
+
+# failed_with OUT CASE REQ: the case failed and its summary line cites REQ
+failed_with() {
+	if grep -q "^  FAIL  $2  \[$3\]" "$tmp/$1.out"; then ok; else
+		bad "$1: case $2 should FAIL citing $3"; grep "  $2 " "$tmp/$1.out" | head -3 >&2; fi
+}
+# cites CASE REQ: the case file lists REQ among its requirements
+case_file() { grep -l "^id: $1\$" -r "$CASES" | head -1; }
+failed_citing_own() {
+	# A SHOULD case that is not met is a WARN: that is its failure.
+	line=$(grep "^  \(FAIL\|WARN\)  $2  \[" "$tmp/$1.out" | head -1)
+	req=$(echo "$line" | sed 's/.*\[\(.*\)\]/\1/')
+	if [ -n "$line" ] && grep -q "^requirement: $req " "$(case_file "$2")"; then ok; else
+		bad "$1: case $2 should FAIL citing one of its requirements (got '${line:-no FAIL}')"; fi
+}
+
+for c in $ERROR_CASES; do
+	layer=$(grep -h '^expect terminate layer=\|^  - terminate layer=' "$(case_file "$c")" | head -1 |
+		sed 's/.*layer=\([a-z]*\).*/\1/')
+	grep -q '^  - terminate layer=' "$(case_file "$c")" && layer=one-of
+	# A wrong code: DDP codes are judged against DDP-9.2-01 (the §9.2 numbers).
+	if [ "$layer" = ddp ]; then failed_with wrong "$c" DDP-9.2-01; else failed_citing_own wrong "$c"; fi
+	# No Terminate at all.
+	failed_citing_own none "$c"
+done
+# The CRC cases accept a close without a Terminate (MPA-7-02 is a SHOULD) but never a wrong code.
+for c in mpa.crc.corrupt-payload mpa.crc.corrupt-crc-value mpa.crc.wrong-byte-order; do
+	failed_citing_own wrong "$c"
+	if grep -q "^  FAIL  $c " "$tmp/none.out"; then bad "none: $c should pass without a Terminate"; else ok; fi
+done
+grep -q "^  WARN  mpa.crc.terminate-code-2  \[MPA-7-02\]" "$tmp/none.out" && ok || bad "none: terminate-code-2 should WARN"
+# Delivering after a CRC error breaks MPA-7-08, which every CRC error case cites.
+for c in mpa.crc.corrupt-payload mpa.crc.corrupt-crc-value mpa.crc.wrong-byte-order mpa.crc.corrupt-ddp-header; do
+	failed_citing_own deliver "$c"
+	grep -q '^requirement: MPA-7-08 ' "$(case_file "$c")" && ok || bad "$c does not cite MPA-7-08"
+done
+# Ignoring bounds: the Writes past the buffer end are placed or dropped without an error.
+failed_with bounds ddp.tagged.bounds-past-end-by-one DDP-9.1-T4
+failed_with bounds ddp.tagged.to-past-end DDP-9.1-T3
+# Real stacks' codes: the strict cases fail without a mapping ...
+failed_with interop ddp.tagged.to-wrap DDP-9.2-01
+failed_with interop ddp.untagged.mo-plus-length-past-buffer DDP-9.2-01
+failed_with interop ddp.untagged.message-longer-than-buffer DDP-9.2-01
+failed_citing_own interop mpa.crc.corrupt-payload
+# ... and pass with one, each mapping applied shown on the console and in results.json.
+if grep -q '^  \(FAIL\|ERROR\|WARN\)  [a-z]' "$tmp/mapped.out"; then bad "mapped: a case did not pass"
+	grep -A1 '^  \(FAIL\|ERROR\|WARN\)  [a-z]' "$tmp/mapped.out" | head >&2; else ok; fi
+grep -q 'Error-code mappings applied' "$tmp/mapped.out" && ok || bad "mapped: no mapping section on the console"
+grep -q '^  ddp.tagged.to-wrap (rfc5044): 1/1/0x01 accepted for 1/1/0x03: siw' "$tmp/mapped.out" && ok ||
+	bad "mapped: the to-wrap mapping is not listed per case"
+grep -q 'accepted for 1/2/0x05' "$tmp/mapped.ddp/results.json" && ok || bad "mapped: results.json lacks the mapping"
+grep -q 'accepted for 2/0/0x02' "$tmp/mapped.crc/results.json" && ok || bad "mapped: results.json lacks the LLP mapping"
+
+echo "mutants: $pass passed, $failn failed"
+[ $failn -eq 0 ]

@@ -1,0 +1,60 @@
+#!/bin/sh
+# The conformance matrix: the whole suite against the built-in DUT, `iwspec run --profile all`,
+# for each DUT configuration (markers yes/no x crc required/optional-off, tests/conformance/*.conf,
+# each run with the framing it declares: --markers on for markers = yes, --crc off for
+# optional-off) and each resegmentation mode (none, octet, random, coalesce). Fails when any run
+# has a FAIL or an ERROR. Runs are mostly waiting on the DUT, so they go JOBS at a time.
+#
+#   IWSPEC=build/iwspec JOBS=8 sh tools/conformance.sh [extra iwspec run options]
+IWSPEC=${IWSPEC:-build/iwspec}
+JOBS=${JOBS:-16}
+DIR=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${CONFORMANCE_OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
+MODES=${MODES:-"none octet random coalesce"}
+CONFIGS="markers-crc nomarkers-crc markers-nocrc nomarkers-nocrc"
+EXTRA="$*"
+start=$(date +%s)
+
+run_one() { # config mode
+	flags=""
+	case $1 in markers-*) flags="--markers on" ;; *) flags="--markers off" ;; esac
+	case $1 in *-nocrc) flags="$flags --crc off" ;; esac
+	"$IWSPEC" run --profile all --no-progress --case-dir "$DIR/suite/cases" \
+		--dut-config "$DIR/tests/conformance/$1.conf" --resegment "$2" $flags \
+		--report "$OUT/$1-$2" $EXTRA >"$OUT/$1-$2.log" 2>&1
+	echo $? >"$OUT/$1-$2.rc"
+}
+
+n=0
+for c in $CONFIGS; do
+	for m in $MODES; do
+		run_one "$c" "$m" &
+		n=$((n + 1))
+		if [ $((n % JOBS)) -eq 0 ]; then wait; fi
+	done
+done
+wait
+
+bad=0
+printf '%-18s %-9s %5s %5s %5s %5s %5s %5s %8s\n' config mode PASS FAIL WARN INFO SKIP ERROR seconds
+for c in $CONFIGS; do
+	for m in $MODES; do
+		log="$OUT/$c-$m.log"
+		get() { sed -n "s/^  $1 *\([0-9][0-9]*\)\$/\1/p" "$log" | head -1; }
+		secs=$(sed -n 's/^  [0-9]* cases in \([0-9.]*\) s.*/\1/p' "$log" | head -1)
+		p=$(get PASS) f=$(get FAIL) w=$(get WARN) i=$(get INFO) s=$(get SKIP) e=$(get ERROR)
+		printf '%-18s %-9s %5s %5s %5s %5s %5s %5s %8s\n' "$c" "$m" "${p:--}" "${f:--}" "${w:--}" "${i:--}" \
+			"${s:--}" "${e:--}" "${secs:--}"
+		rc=$(cat "$OUT/$c-$m.rc" 2>/dev/null || echo 9)
+		if [ "$rc" != 0 ] || [ "${f:-1}" != 0 ] || [ "${e:-1}" != 0 ]; then
+			bad=$((bad + 1))
+			echo "  $c/$m: exit $rc; see $log" >&2
+			grep -A2 '^  FAIL  \|^  ERROR  ' "$log" | head -20 >&2
+		fi
+	done
+done
+echo "conformance matrix: $(( $(date +%s) - start )) s, reports in $OUT"
+total=$(( $(echo $CONFIGS | wc -w) * $(echo $MODES | wc -w) ))
+echo "conformance: $((total - bad)) passed, $bad failed"
+[ $bad -eq 0 ]
