@@ -139,6 +139,13 @@ int cmd_decode(int argc, char **argv)
 					optarg);
 				goto out;
 			}
+			if (v % 4) {
+				/* FPDUs start at multiples of 4 from SeqStart (requirements.md §6 A23); an
+				 * FPDUPTR could not point at one anywhere else. */
+				fprintf(stderr, "iwspec decode: --start %llu is not a multiple of 4; FPDUs begin at "
+					"multiples of 4 from SeqStart (give the offset of an FPDU's first octet)\n", v);
+				goto out;
+			}
 			start = v;
 			stream_opts = true;
 			break;

@@ -64,6 +64,9 @@ expect 2 "missing file" "$IWSPEC" decode "$tmp/none"
 contains "cannot open" "missing file message"
 expect 2 "bad profile" "$IWSPEC" decode --profile rfc9999 --hex 00
 contains "unknown profile" "bad profile message"
+# --start places the markers; it must name an FPDU boundary (a multiple of 4, A23)
+expect 2 "start not aligned" "$IWSPEC" decode --markers --start 501 --hex "00 00"
+contains "not a multiple of 4" "start alignment message"
 # a truncated stream is a violation, not a crash
 expect 1 "truncated" "$IWSPEC" decode --profile seed-exact --markers --hex "00 00 00 00 00 2a 40 03"
 contains "ends inside an FPDU" "truncated message"
