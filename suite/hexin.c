@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int hexval(char c)
+int iw_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -33,7 +33,7 @@ int iw_hex_parse(const char *hex, uint8_t **out, size_t *len, char *msg, size_t 
 			i++;
 			continue;
 		}
-		int v = hexval(c);
+		int v = iw_hex_digit(c);
 		if (v < 0) {
 			if (strchr(" \t\n\r:-", c)) {
 				if (hi >= 0) {

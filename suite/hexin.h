@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The value of one hex digit, or -1. */
+int iw_hex_digit(char c);
+
 /* Parses hex digits, allowing spaces, tabs, newlines, colons and dashes between octets and
  * an optional 0x prefix. On error returns -1 and writes a message naming the offending
  * character and its position (or the odd digit count) into msg. *out is malloc'd. */

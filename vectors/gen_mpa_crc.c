@@ -15,13 +15,6 @@ static void add(vgen *g, const char *desc, const char *reqs, const char *flags, 
 	vg_add(g, "mpa-crc", v);
 }
 
-static void send_mod(vbuf *s, uint32_t msn, size_t plen, const iw_fpdu_mods *m)
-{
-	iw_ddp_hdr h;
-	vb_untagged_hdr(s, &h, IW_OP_SEND, IW_QN_SEND, msn, 0, true);
-	vb_seg(s, &h, vec_pattern(plen), plen, m);
-}
-
 void gen_mpa_crc(vgen *g)
 {
 	const iw_profile *p = g->p;
@@ -38,7 +31,7 @@ void gen_mpa_crc(vgen *g)
 	m.corrupt = true;
 	m.corrupt_at = 20;
 	vb_init(&s, p, false, true, 0);
-	send_mod(&s, 1, 24, &m);
+	vb_send_mod(&s, 1, 24, &m);
 	add(g, "One payload octet inverted after the CRC was computed: MPA code 2, nothing delivered",
 	    "MPA-5.2-14,MPA-7-01,MPA-5.4-01", "crc-mismatch", &s, 0, false, true);
 	vb_free(&s);
@@ -46,7 +39,7 @@ void gen_mpa_crc(vgen *g)
 	memset(&m, 0, sizeof m);
 	m.crc_big_endian = true;
 	vb_init(&s, p, false, true, 0);
-	send_mod(&s, 1, 24, &m);
+	vb_send_mod(&s, 1, 24, &m);
 	add(g, "The right CRC value sent most significant octet first (htonl instead of the iSCSI order): a CRC error "
 	       "(requirements.md A1)",
 	    "MPA-5.2-11,MPA-5.2-14", "crc-byte-order", &s, 0, false, true);
@@ -55,7 +48,7 @@ void gen_mpa_crc(vgen *g)
 	memset(&m, 0, sizeof m);
 	m.crc_xor = 0x80000000u;
 	vb_init(&s, p, false, true, 0);
-	send_mod(&s, 1, 24, &m);
+	vb_send_mod(&s, 1, 24, &m);
 	add(g, "The CRC with its most significant bit flipped", "MPA-5.2-14", "crc-mismatch", &s, 0, false, true);
 	vb_free(&s);
 
@@ -71,7 +64,7 @@ void gen_mpa_crc(vgen *g)
 	vb_send(&s, 1, 24);
 	memset(&m, 0, sizeof m);
 	m.crc_xor = 1;
-	send_mod(&s, 2, 24, &m);
+	vb_send_mod(&s, 2, 24, &m);
 	vb_send(&s, 3, 24);
 	add(g, "Three FPDUs, the second with a bad CRC: the first is delivered, nothing after the error (MPA-7-08)",
 	    "MPA-5.2-14,MPA-7-08", "crc-mismatch", &s, 0, false, true);
@@ -81,7 +74,7 @@ void gen_mpa_crc(vgen *g)
 	m.set_crc = true;
 	m.crc_value = 0xEFBEADDEu;      /* DE AD BE EF on the wire */
 	vb_init(&s, p, false, false, 0);
-	send_mod(&s, 1, 24, &m);
+	vb_send_mod(&s, 1, 24, &m);
 	add(g, "CRCs off by agreement (C=0 in both frames): the CRC field DE AD BE EF is present and not checked",
 	    "MPA-4-04,MPA-6.1.1-C1,MPA-5.2-08", "crc-off", &s, 0, false, false);
 	vb_free(&s);

@@ -18,14 +18,6 @@ static void add(vgen *g, const char *desc, const char *reqs, const char *flags, 
 	vg_add(g, "mpa-markers", v);
 }
 
-/* A Send whose FPDU gets mods. */
-static void send_mod(vbuf *s, uint32_t msn, size_t plen, const iw_fpdu_mods *m)
-{
-	iw_ddp_hdr h;
-	vb_untagged_hdr(s, &h, IW_OP_SEND, IW_QN_SEND, msn, 0, true);
-	vb_seg(s, &h, vec_pattern(plen), plen, m);
-}
-
 void gen_mpa_markers(vgen *g)
 {
 	const iw_profile *p = g->p;
@@ -72,7 +64,7 @@ void gen_mpa_markers(vgen *g)
 	memset(&m, 0, sizeof m);
 	m.marker_reserved = 0xFFFF;
 	vb_init(&s, p, true, true, 0x1EC);
-	send_mod(&s, 2, 24, &m);
+	vb_send_mod(&s, 2, 24, &m);
 	add(g, "A marker with RESERVED FF FF (CRC over the octets sent): the sender broke MPA-4.1-02, the receiver "
 	       "ignores the field",
 	    "MPA-4.1-02", "marker-reserved", &s, 0x1EC, true, 2);
@@ -81,7 +73,7 @@ void gen_mpa_markers(vgen *g)
 	memset(&m, 0, sizeof m);
 	m.fpduptr_or = 0x0003;
 	vb_init(&s, p, true, true, 0x1EC);
-	send_mod(&s, 2, 24, &m);
+	vb_send_mod(&s, 2, 24, &m);
 	add(g, "FPDUPTR 0x17 for 0x14: the two low bits are reserved, the receiver treats them as zero",
 	    "MPA-5.1-05", "fpduptr-low-bits", &s, 0x1EC, true, 2);
 	vb_free(&s);
@@ -89,7 +81,7 @@ void gen_mpa_markers(vgen *g)
 	memset(&m, 0, sizeof m);
 	m.fpduptr_delta = 4;
 	vb_init(&s, p, true, true, 0x1EC);
-	send_mod(&s, 2, 24, &m);
+	vb_send_mod(&s, 2, 24, &m);
 	add(g, "FPDUPTR 0x18 where the length chain gives 0x14, CRC valid: the marker and ULPDU_Length disagree (MPA "
 	       "code 3); checking markers of in-order data is optional",
 	    "MPA-7-03,MPA-5.1-03,MPA-7-05", "fpduptr-wrong", &s, 0x1EC, true, 2);
@@ -98,7 +90,7 @@ void gen_mpa_markers(vgen *g)
 	memset(&m, 0, sizeof m);
 	m.fpduptr_delta = 8;
 	vb_init(&s, p, true, true, 0);
-	send_mod(&s, 1, 24, &m);
+	vb_send_mod(&s, 1, 24, &m);
 	add(g, "The first marker of the stream with FPDUPTR 8 instead of 0 (CRC valid)", "MPA-7-03,MPA-5.1-06,MPA-7-05",
 	    "fpduptr-wrong", &s, 0, true, 1);
 	vb_free(&s);
@@ -106,7 +98,7 @@ void gen_mpa_markers(vgen *g)
 	memset(&m, 0, sizeof m);
 	m.no_markers = true;
 	vb_init(&s, p, true, true, 0x1EC);
-	send_mod(&s, 2, 24, &m);
+	vb_send_mod(&s, 2, 24, &m);
 	add(g, "An FPDU spanning offset 0x200 with its marker left out: the receiver takes 4 ULPDU octets for the "
 	       "marker and the CRC no longer matches",
 	    "MPA-5.1-02,MPA-5.2-14", "marker-missing", &s, 0x1EC, true, 2);

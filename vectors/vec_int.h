@@ -70,6 +70,8 @@ void vb_tagged_hdr(const vbuf *s, iw_ddp_hdr *h, unsigned opcode, uint32_t stag,
 void vb_seg(vbuf *s, const iw_ddp_hdr *h, const uint8_t *payload, size_t plen, const iw_fpdu_mods *mods);
 /* A Send (opcode 3, QN 0, MO 0, L) of plen octets of the pattern below. */
 void vb_send(vbuf *s, uint32_t msn, size_t plen);
+/* A Send whose FPDU carries the deliberate defects m. */
+void vb_send_mod(vbuf *s, uint32_t msn, size_t plen, const iw_fpdu_mods *m);
 
 /* The default receiver (docs/vectors.md) with QN 0's window starting at first_msn: for a
  * stream that starts after earlier Sends were delivered. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hexin.h"
 #include "mpa_frame.h"
 #include "rdmap.h"
 #include "vec_int.h"
@@ -42,17 +43,6 @@ char *vec_hex(const uint8_t *b, size_t n)
 	return s;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int vec_unhex(const char *s, uint8_t **out, size_t *n, iw_err *e)
 {
 	size_t l = strlen(s);
@@ -62,7 +52,7 @@ int vec_unhex(const char *s, uint8_t **out, size_t *n, iw_err *e)
 	if (!b)
 		return iw_errf(e, IW_EINVAL, "out of memory for %zu hex digits", l);
 	for (size_t i = 0; i < l / 2; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+		int hi = iw_hex_digit(s[2 * i]), lo = iw_hex_digit(s[2 * i + 1]);
 		if (hi < 0 || lo < 0) {
 			free(b);
 			return iw_errf(e, IW_EINVAL, "'%c' at hex digit %zu is not a hex digit",
@@ -402,11 +392,16 @@ void vb_seg(vbuf *s, const iw_ddp_hdr *h, const uint8_t *payload, size_t plen, c
 	vb_fpdu(s, hb, hl, payload, plen, mods);
 }
 
-void vb_send(vbuf *s, uint32_t msn, size_t plen)
+void vb_send_mod(vbuf *s, uint32_t msn, size_t plen, const iw_fpdu_mods *m)
 {
 	iw_ddp_hdr h;
 	vb_untagged_hdr(s, &h, IW_OP_SEND, IW_QN_SEND, msn, 0, true);
-	vb_seg(s, &h, vec_pattern(plen), plen, NULL);
+	vb_seg(s, &h, vec_pattern(plen), plen, m);
+}
+
+void vb_send(vbuf *s, uint32_t msn, size_t plen)
+{
+	vb_send_mod(s, msn, plen, NULL);
 }
 
 void vec_frame_bytes(const iw_profile *p, int kind, bool m, bool c, uint8_t *out, size_t *len)
