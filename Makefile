@@ -4,7 +4,8 @@
 #   make run        install missing build dependencies, build, run the suite against the
 #                   built-in reference DUT, write reports to out/latest/ (report.html and pcaps too)
 #   make test       unit, property and golden tests, CLI tests, then the same under ASan+UBSan
-#   make bench      benchmarks (figures, never pass/fail on timing), fuzz targets' exec/s included
+#   make bench      benchmarks (figures, never pass/fail on timing), fuzz targets' exec/s included,
+#                   the network fuzzer's runs/s against the bare loopback rate (iwspec fuzz --bench)
 #   make fuzz-smoke  each fuzz target briefly (part of make test when clang is there); see fuzz/fuzz.mk
 #   make install    install iwspec under $(PREFIX) (default /usr/local)
 #   make clean
@@ -67,6 +68,8 @@ test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/mutants.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/vectors.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/tshark_check.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/netfuzz.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
 
 # The whole suite against the built-in DUT in every profile, for each DUT configuration
@@ -93,6 +96,8 @@ test-san:
 		IWSPEC=build-san/iwspec MODES=random sh tools/conformance.sh
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		IWSPEC=build-san/iwspec sh tests/cli/vectors.sh
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		IWSPEC=build-san/iwspec sh tests/cli/netfuzz.sh
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		REPORT_QUICK=1 IWSPEC=build-san/iwspec sh tests/cli/report.sh
 

@@ -14,7 +14,8 @@
  * Input: [profile][flags][start (2)][the DUT's octets...]
  *   flags: 1 the DUT is the responder (a Reply is expected, else a Request), 2 the harness's
  *          frame had M=1 (markers from the DUT), 4 it had C=1, 8 also run `iwspec decode`,
- *          16 with --json, 32 with --markers, 64 with --no-crc; start is its --start offset.
+ *          16 with --json, 32 with --markers, 64 with --no-crc; start, rounded down to a
+ *          multiple of 4, is its --start offset.
  *
  * Invariants:
  *  - every octet is consumed by the frame, the FPDUs or an error; the FPDU positions follow
@@ -134,7 +135,8 @@ static void decode_cmd(const iw_profile *p, uint8_t flags, uint16_t start, const
 	hex[2 * len] = '\0';
 	char prof[32], st[16];
 	snprintf(prof, sizeof prof, "%s", p->name);
-	snprintf(st, sizeof st, "%u", (unsigned)start);
+	/* FPDUs start at multiples of 4 (A23): decode refuses any other --start as bad usage. */
+	snprintf(st, sizeof st, "%u", (unsigned)start & ~3u);
 	char *argv[16];
 	int argc = 0;
 	argv[argc++] = "decode";

@@ -2065,6 +2065,12 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 			snprintf(r->dut_finding_text, sizeof r->dut_finding_text, "%s%s (exit %d, signal %d)\n%s",
 				 f.crashed ? "the DUT process crashed" : "the DUT process exited with a failure",
 				 "", f.exit_code, f.signal, f.stderr_tail);
+			/* A step the harness could not do because the DUT process had died (a reconnect
+			 * refused) is the crash's doing: the crash is the finding, not a harness error. */
+			if (x->harness_error && f.crashed) {
+				x->failed = false;
+				x->harness_error = false;
+			}
 			if (!x->failed)
 				fail(x, NULL, "%s", r->dut_finding_text);
 		}

@@ -17,6 +17,7 @@ static const struct {
 	{"list", cmd_list, "list the conformance cases with their requirement IDs"},
 	{"serve", cmd_serve, "serve the built-in reference DUT over TCP"},
 	{"decode", cmd_decode, "decode an MPA byte stream or a capture and list every violation"},
+	{"fuzz", cmd_fuzz, "fuzz a DUT over TCP; findings become replayable cases"},
 	{"vectors", cmd_vectors, "write, check or compare the test-vector set (JSON, pcap)"},
 };
 

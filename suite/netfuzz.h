@@ -1,0 +1,309 @@
+/*
+ * netfuzz.h - the network fuzzer of `iwspec fuzz` (docs/fuzzing-network.md).
+ *
+ * A run is one TCP connection to the DUT: a generated program (startup frame with mutated
+ * fields, FPDUs with mutated headers, lengths, markers, CRCs, DDP placement fields, RDMAP
+ * opcodes, Terminates, out-of-order segments, raw bytes, write cuts, delays, FIN or RST) is
+ * sent while a connection model of a conforming DUT (iw_conn.h, role = the DUT's role, plus a
+ * reflector) is fed the same octets. After the program the harness sends a FIN and reads the
+ * DUT's reaction until it closes; the judge (netfuzz_judge.c) decodes it with the engine and
+ * compares it with what the model allows. A disallowed reaction is a finding that names the
+ * requirement it rests on; findings are confirmed by a re-run, minimised (ddmin over actions,
+ * then over bytes) and written as a replayable case file with the seed and a pcap.
+ *
+ * Modules: netfuzz_gen.c (PRNG, programs, generator), netfuzz_run.c (session, execution),
+ * netfuzz_judge.c (decoding and judging), netfuzz_min.c (confirmation, ddmin),
+ * netfuzz_out.c (case.iwt, seed.txt, capture.pcap), netfuzz_bench.c (the loopback baseline).
+ */
+#ifndef IW_NETFUZZ_H
+#define IW_NETFUZZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "driver.h"
+#include "dut_config.h"
+#include "iw_conn.h"
+#include "iw_err.h"
+#include "mpa_fpdu.h"
+#include "profile.h"
+#include "rdmap.h"
+
+/* ---- deterministic PRNG: xoshiro256** seeded by splitmix64 ---- */
+
+typedef struct nf_rng {
+	uint64_t s[4];
+} nf_rng;
+
+void nf_rng_seed(nf_rng *r, uint64_t seed);
+uint64_t nf_rng_next(nf_rng *r);
+/* Uniform in [0, n) (n > 0). */
+uint32_t nf_rng_below(nf_rng *r, uint32_t n);
+/* True with probability pct/100. */
+bool nf_rng_pct(nf_rng *r, unsigned pct);
+
+/* ---- programs ---- */
+
+#define NF_MAX_ACTIONS  24
+#define NF_POOL         16384   /* octets of raw data, private data and explicit payloads */
+#define NF_PAYLOAD_MAX  70000   /* generated (pattern) payloads may be this long */
+
+enum nf_act_kind {
+	NF_A_FRAME,     /* the harness's startup frame (Request, or Reply to an initiator DUT) */
+	NF_A_FPDU,      /* one RDMAP message in one or more FPDUs */
+	NF_A_RAW,       /* octets as given */
+	NF_A_SPLIT,     /* how the following sends are cut into TCP writes */
+	NF_A_SLEEP,     /* a pause */
+	NF_A_RESET,     /* end with RST instead of FIN */
+};
+
+/* Startup frame fields; -1 means "what a conforming sender puts there". */
+typedef struct nf_frame {
+	int key_octet, key_xor;     /* corrupt one key octet */
+	bool other_key;             /* the other frame's key */
+	int m, c, r, res, enhanced, rev, pd_length;
+	int irdord;                 /* RFC 6581 block present (1) or left out (0) */
+	int ird, ord;
+} nf_frame;
+
+enum nf_msg {
+	NF_M_SEND, NF_M_SEND_SE, NF_M_SEND_INV, NF_M_WRITE, NF_M_READ_REQ, NF_M_READ_RESP,
+	NF_M_TERMINATE, NF_M_COUNT
+};
+
+typedef struct nf_fpdu {
+	uint8_t msg;                /* enum nf_msg: the body that is built */
+	bool tagged, last;
+	uint8_t dv, rsvd, rv, opcode;
+	uint8_t rsvdulp[5];         /* [1..4]: untagged RsvdULP ([0] is the RDMAP control octet) */
+	bool rsvdulp_set;
+	uint32_t qn, msn, mo;
+	bool mo_set;                /* MO of every segment replaced by mo */
+	bool last_set;              /* L of every segment replaced by last */
+	uint32_t stag;
+	bool stag_adv;              /* the STag the DUT's reflector advertised (its greeting) */
+	uint64_t to;
+	iw_read_req rr;
+	bool rr_src_adv;            /* Read Request source = the advertised STag */
+	uint8_t t_layer, t_etype, t_ecode;
+	uint16_t mulpdu;            /* DDP segments of at most this (0: one segment) */
+	uint8_t norder;             /* segments sent in this order (0: natural order) */
+	uint8_t order[8];
+	iw_fpdu_mods mods;          /* applied to every FPDU of the message */
+} nf_fpdu;
+
+typedef struct nf_action {
+	uint8_t kind;               /* enum nf_act_kind */
+	nf_frame fr;
+	nf_fpdu fp;
+	uint32_t split_every;       /* NF_A_SPLIT: 0 = one write per send */
+	uint32_t sleep_us;
+	/* Octets: raw data, private data of a frame, or an explicit payload (pool[off, off+len)).
+	 * A payload with pattern set is generated instead (len octets, from pat). */
+	uint32_t off, len;
+	bool pattern;
+	uint8_t pat;
+} nf_action;
+
+typedef struct nf_prog {
+	uint64_t seed;
+	uint64_t run;               /* the run index it was generated for */
+	size_t n;
+	nf_action a[NF_MAX_ACTIONS];
+	size_t pool_len;
+	uint8_t pool[NF_POOL];
+} nf_prog;
+
+/* What the generator must know about the DUT (learned by calibration). */
+typedef struct nf_dutinfo {
+	const iw_profile *profile;
+	int role;                   /* enum iw_role of the DUT */
+	bool markers;               /* the DUT's frame has M=1: FPDUs to it carry markers */
+	bool crc;                   /* the DUT's frame has C=1 */
+	bool reflector;             /* echoes Sends */
+	bool greeting;              /* advertises its buffer in its first Send */
+	uint8_t rev;
+} nf_dutinfo;
+
+/* The program of run `run` of seed `seed`: depends on nothing else (same seed, same programs). */
+void nf_generate(nf_prog *p, const nf_dutinfo *d, uint64_t seed, uint64_t run);
+
+/* Payload / private data octet i of action a. */
+uint8_t nf_act_octet(const nf_prog *p, const nf_action *a, size_t i);
+
+/* Removes actions not in keep[] (n entries, true = keep) and compacts the pool. */
+void nf_prog_keep(nf_prog *dst, const nf_prog *src, const bool *keep);
+
+/* Replaces action k's octets by the subset keep[] of them (explicit from now on). */
+void nf_prog_keep_octets(nf_prog *dst, const nf_prog *src, size_t k, const bool *keep);
+
+/* A one-line summary of an action, for logs and case comments. */
+void nf_action_describe(const nf_prog *p, const nf_action *a, char *buf, size_t cap);
+
+/* FNV-1a over the program's meaning (actions and used octets), for determinism tests. */
+uint64_t nf_prog_hash(const nf_prog *p);
+
+/* ---- findings ---- */
+
+enum nf_fkind {
+	NF_F_NONE,
+	NF_F_CRASH,         /* the DUT process crashed or exited with a failure */
+	NF_F_DEAD,          /* the liveness probe failed: the DUT no longer completes a startup */
+	NF_F_HANG,          /* no close (or no progress) within the timeout */
+	NF_F_EARLY_CLOSE,   /* the DUT closed or reset where a conforming DUT keeps the connection */
+	NF_F_FRAME,         /* its startup frame is missing, malformed or wrong */
+	NF_F_STREAM,        /* its octets do not decode as a conforming sender's */
+	NF_F_EXTRA,         /* a message a conforming DUT does not send */
+	NF_F_MISSING,       /* a message a conforming DUT sends is missing */
+	NF_F_CONTENT,       /* a message with the wrong contents */
+	NF_F_TERMINATE,     /* a Terminate where none is due, or with the wrong error */
+	NF_F_KIND_COUNT
+};
+
+const char *nf_fkind_name(enum nf_fkind k);
+
+typedef struct nf_finding {
+	enum nf_fkind kind;
+	char req[32];               /* requirement ID the finding rests on */
+	char detail[320];
+	bool timing;                /* depends on a timeout: confirm before reporting */
+	bool previous;              /* the DUT was found dead before this run: the previous run's */
+} nf_finding;
+
+/* ---- sessions and runs ---- */
+
+typedef struct nf_opts {
+	iw_dut_config dut;
+	uint64_t seed;
+	uint64_t runs;              /* 0: until time_ms */
+	int64_t time_ms;
+	const char *out_dir;        /* NULL: findings are not written */
+	bool progress;
+	int64_t timeout_ms;         /* how long a reaction may take (0: 250 ms for ref, 2 s otherwise) */
+	unsigned max_findings;      /* stop after this many distinct findings (0: 10) */
+	bool no_minimize;
+	FILE *log;                  /* findings and notes (stderr by default), or NULL */
+	FILE *progress_out;         /* the progress line (stderr by default) */
+} nf_opts;
+
+/* Coverage of the model's states, event kinds and error codes. */
+typedef struct nf_cov {
+	uint32_t states;            /* bit per enum iw_conn_state */
+	uint32_t events;            /* bit per enum iw_conn_ev_kind */
+	uint64_t codes;             /* bit per row of the error-code table (nf_cov_total) */
+} nf_cov;
+
+void nf_cov_counts(const nf_cov *c, unsigned *have, unsigned *total);
+
+/* What one run did, for judging, minimising and writing. */
+typedef struct nf_chunk {
+	uint8_t dir;                /* 0: harness to DUT, 1: DUT to harness */
+	uint32_t off, len;          /* into the direction's octet log */
+} nf_chunk;
+
+typedef struct nf_trace {
+	bool record;                /* keep the chunk order (for the pcap) */
+	uint8_t *to_dut;            /* every octet sent */
+	size_t to_len, to_cap;
+	uint8_t *from_dut;          /* every octet received */
+	size_t from_len, from_cap;
+	nf_chunk *chunks;
+	size_t nchunks, chunk_cap;
+	/* the rendered actions: octets [start, end) of to_dut per action (end = start if not sent) */
+	uint32_t act_start[NF_MAX_ACTIONS], act_end[NF_MAX_ACTIONS];
+	bool frame_sent;            /* the first action was a startup frame and it went out */
+	iw_mpa_frame frame;         /* its fields, for the case file */
+	bool we_fin, we_rst, dut_fin, dut_rst;
+	size_t sent_actions;        /* actions sent before the run stopped sending */
+	/* what the model answered: its whole output, and how much of it after each action */
+	const uint8_t *exp;         /* valid until the slot's next run */
+	size_t exp_len;
+	uint32_t act_exp_end[NF_MAX_ACTIONS];
+	bool act_released[NF_MAX_ACTIONS]; /* rule 4 was satisfied after the action */
+	bool act_adv[NF_MAX_ACTIONS];      /* the action used the STag the DUT's greeting advertised */
+	bool markers_tx, crc;       /* the model's framing of what it sends */
+} nf_trace;
+
+typedef struct nf_session nf_session;
+
+/* Opens the DUT (driver, and for the ref DUT the in-process server) and calibrates it. */
+int nf_session_open(nf_session **out, const nf_opts *o, iw_err *e);
+void nf_session_close(nf_session *s);
+const nf_dutinfo *nf_session_dut(const nf_session *s);
+
+/* Executes a program once against the DUT and judges the reaction into f (NF_F_NONE when
+ * the reaction is allowed). Crashes and failed liveness probes are detected here. */
+int nf_run(nf_session *s, const nf_prog *p, nf_finding *f, iw_err *e);
+
+/* The same in two halves, so the next run can be sent while the DUT answers this one: start
+ * connects, sends the program and the FIN; finish waits for the DUT's close and judges. Up
+ * to NF_SLOTS runs may be started and not yet finished; p must live until finish. A slot
+ * whose start found the DUT gone finishes with a finding marked `previous`. */
+#define NF_SLOTS 4
+int nf_run_start(nf_session *s, const nf_prog *p, int slot, iw_err *e);
+int nf_run_finish(nf_session *s, int slot, nf_finding *f, iw_err *e);
+
+/* The trace of the last run made with nf_run (record it with nf_session_record). */
+const nf_trace *nf_session_trace(const nf_session *s);
+void nf_session_record(nf_session *s, bool on);
+
+/* The expected reaction of the last run, as case-file expectations (netfuzz_out.c). */
+typedef struct nf_expect {
+	bool frame_due;             /* the DUT must send its startup frame */
+	int frame_r, frame_rev;     /* its R and Rev */
+	bool model_closed;          /* a conforming DUT closes (error, reject, Terminate received) */
+	size_t nmsg;                /* messages a conforming DUT sends (echoes, Read Responses) */
+	struct { unsigned opcode; uint32_t len; uint32_t off; } msg[16];
+	uint8_t *data;              /* payload octets of msg[] (msg[i].off) */
+	size_t data_len, data_cap;
+	bool terminate;             /* and then (optionally) a Terminate with this error */
+	int t_layer, t_etype, t_ecode;
+	bool may_greet;             /* the DUT's reflector may greet first */
+} nf_expect;
+const nf_expect *nf_session_expect(const nf_session *s);
+
+/* Counters and coverage. */
+typedef struct nf_stats {
+	uint64_t runs, findings, inconclusive, restarts;
+	nf_cov cov;
+} nf_stats;
+const nf_stats *nf_session_stats(const nf_session *s);
+
+/* Confirmation mode: probe liveness after every run and allow 4 times the timeout. */
+void nf_session_confirming(nf_session *s, bool on);
+
+/* Confirms a finding (re-runs until it reproduces with the same kind, up to `tries`). */
+bool nf_confirm(nf_session *s, const nf_prog *p, const nf_finding *want, int tries, nf_finding *got, iw_err *e);
+
+/* Minimises p keeping a finding of the same kind: ddmin over actions, then over octets.
+ * budget bounds the number of runs. The result is in out; final holds its finding. */
+int nf_minimize(nf_session *s, const nf_prog *p, const nf_finding *want, unsigned budget, nf_prog *out,
+		nf_finding *final, iw_err *e);
+
+/* Generic ddmin over n units: test(keep, ctx) says whether the subset still fails. keep is
+ * in/out: on return it holds a 1-minimal failing subset. Returns the tests made. */
+unsigned nf_ddmin(bool *keep, size_t n, bool (*test)(const bool *keep, void *ctx), void *ctx, unsigned budget);
+
+/* Writes <dir>/finding-<n>/{case.iwt, seed.txt, capture.pcap} for a finding of program p
+ * (executed once more to record it). */
+int nf_write_finding(nf_session *s, const char *dir, unsigned n, const nf_prog *p, const nf_finding *f,
+		     iw_err *e);
+
+/* The case file text for the last recorded run (exposed for tests): lock-step (each action,
+ * then its answers) unless batch (all octets, then all answers) or the program is long. */
+int nf_case_text(nf_session *s, const nf_prog *p, const nf_finding *f, unsigned n, bool batch, char **out,
+		 iw_err *e);
+
+/* Runs a case text (iwspec run's executor) against the session's DUT, or against a clean
+ * built-in DUT of the same profile and role; *verdict is an enum iw_verdict. */
+int nf_session_replay(nf_session *s, const char *text, bool clean, int *verdict, iw_err *e);
+
+/* ---- the loopback baseline ---- */
+
+/* Connect + 20-octet exchange + close against an echo server started in this process, for
+ * ms milliseconds: connections per second. */
+double nf_bare_rate(int64_t ms, iw_err *e);
+
+#endif

@@ -1,0 +1,555 @@
+/*
+ * netfuzz_judge.c - what the network fuzzer accepts from a DUT.
+ *
+ * The DUT's octets are decoded with the engine (frame decoder and check, streaming FPDU
+ * decoder, RDMAP parser) into a startup frame and a list of messages, checked against the
+ * rules of a conforming sender; the model's own output is decoded the same way. The two are
+ * then compared with the latitude the specification leaves (requirements.md §6):
+ *  - a close may be FIN or RST (A12); after the harness's FIN an RST is only a warning (A38);
+ *  - after an error the Terminate is optional (MPA-7-02 SHOULD, A18), and its code may be the
+ *    other one of the overlapping pairs of A28, or name another stream's STag (0x1/0x02 for
+ *    0x1/0x00: the suite cannot know which STags the DUT's other streams hold);
+ *  - echoes and Read Responses are compared per kind (the reflector answers after delivery,
+ *    so their interleaving depends on how TCP cut the stream), and after an error each kind
+ *    may stop early (the ULP's pending work completes in error, DDP-8.2.2-02);
+ *  - the reflector may greet (one 16-octet Send first, docs/reflector.md) once it may speak.
+ */
+#include "netfuzz_judge.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iw_proto.h"
+#include "mpa_frame.h"
+
+void nf_find(nf_finding *f, enum nf_fkind k, const char *req, bool timing, const char *fmt, ...)
+{
+	if (f->kind != NF_F_NONE)
+		return; /* the first one decides */
+	f->kind = k;
+	snprintf(f->req, sizeof f->req, "%s", req ? req : "");
+	f->timing = timing;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->detail, sizeof f->detail, fmt, ap);
+	va_end(ap);
+}
+
+int nf_dec_init(nf_dec *d)
+{
+	memset(d, 0, sizeof *d);
+	d->rx = malloc(sizeof *d->rx);
+	d->fp = malloc(sizeof *d->fp);
+	return d->rx && d->fp ? 0 : -1;
+}
+
+void nf_dec_free(nf_dec *d)
+{
+	free(d->rx);
+	free(d->fp);
+	free(d->dut.data);
+	free(d->exp.data);
+	memset(d, 0, sizeof *d);
+}
+
+static bool keep_data(nf_msgs *m, const uint8_t *b, size_t n)
+{
+	if (m->data_len + n > m->data_cap) {
+		size_t cap = (m->data_len + n) * 2 + 1024;
+		uint8_t *nd = realloc(m->data, cap);
+		if (!nd)
+			return false;
+		m->data = nd;
+		m->data_cap = cap;
+	}
+	memcpy(m->data + m->data_len, b, n);
+	m->data_len += n;
+	return true;
+}
+
+bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, bool markers, bool crc,
+		    nf_msgs *out, nf_finding *f)
+{
+	out->n = out->dropped = 0;
+	out->data_len = 0;
+	out->partial = false;
+	iw_mpa_rx_init(d->rx, p, markers, crc);
+	nf_msgrec cur;
+	bool in_msg = false;
+	uint32_t next_msn[4] = {1, 1, 1, 1};
+	while (n) {
+		size_t used = 0;
+		iw_violation v;
+		enum iw_rx_status st = iw_mpa_rx_push(d->rx, b, n, &used, d->fp, &v);
+		b += used;
+		n -= used;
+		if (st == IW_RX_ERROR) {
+			nf_find(f, NF_F_STREAM, v.req, false, "the DUT's stream is invalid at offset %llu: %s [%s]",
+				(unsigned long long)v.offset, v.detail, iw_error_name(v.layer, v.etype, v.ecode));
+			return false;
+		}
+		if (st != IW_RX_FPDU)
+			break;
+		const iw_fpdu *fp = d->fp;
+		if (fp->notes & IW_NOTE_PAD_NONZERO) {
+			nf_find(f, NF_F_STREAM, "MPA-4-02", false, "the DUT's FPDU at %llu has non-zero pad octets",
+				(unsigned long long)fp->start);
+			return false;
+		}
+		if (fp->notes & IW_NOTE_MARKER_RESERVED) {
+			nf_find(f, NF_F_STREAM, "MPA-4.1-02", false, "a DUT marker in the FPDU at %llu has RESERVED set",
+				(unsigned long long)fp->start);
+			return false;
+		}
+		if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS) {
+			nf_find(f, NF_F_STREAM, "MPA-5.1-05", false, "a DUT marker in the FPDU at %llu has FPDUPTR low bits set",
+				(unsigned long long)fp->start);
+			return false;
+		}
+		if (fp->ulpdu_length > IW_MPA_MULPDU_MAX) {
+			nf_find(f, NF_F_STREAM, "MPA-3.2-04", false, "the DUT sent a ULPDU of %u octets, more than 64768",
+				fp->ulpdu_length);
+			return false;
+		}
+		iw_rdmap_msg m;
+		if (!iw_rdmap_parse(p, fp->ulpdu, fp->ulpdu_length, &m, &v)) {
+			nf_find(f, NF_F_STREAM, v.req, false, "the DUT sent an invalid RDMAP message at %llu: %s",
+				(unsigned long long)fp->start, v.detail);
+			return false;
+		}
+		if (m.ddp.dv != p->ddp_version) {
+			nf_find(f, NF_F_STREAM, "DDP-6.1-09", false, "the DUT's DDP version is %u, %u required", m.ddp.dv,
+				p->ddp_version);
+			return false;
+		}
+		if (m.ddp.rsvd) {
+			nf_find(f, NF_F_STREAM, "DDP-6.1-08", false, "the DUT set DDP reserved bits 0x%x", m.ddp.rsvd);
+			return false;
+		}
+		if (!in_msg) {
+			memset(&cur, 0, sizeof cur);
+			cur.opcode = m.opcode;
+			cur.tagged = m.ddp.tagged;
+			cur.stag = m.ddp.stag;
+			cur.to = m.ddp.to;
+			cur.qn = m.ddp.qn;
+			cur.msn = m.ddp.msn;
+			cur.off = (uint32_t)out->data_len;
+			in_msg = true;
+			if (!m.ddp.tagged && m.ddp.qn < 4) {
+				if (m.ddp.msn != next_msn[m.ddp.qn]) {
+					nf_find(f, NF_F_STREAM, next_msn[m.ddp.qn] == 1 ? "DDP-6.3-09" : "DDP-6.3-08", false,
+						"the DUT's message on QN %u has MSN %u, %u expected", m.ddp.qn, m.ddp.msn,
+						next_msn[m.ddp.qn]);
+					return false;
+				}
+				next_msn[m.ddp.qn]++;
+			}
+		} else if (m.ddp.tagged != cur.tagged || m.opcode != cur.opcode) {
+			nf_find(f, NF_F_STREAM, "DDP-6.1-03", false, "a new %s began before the DUT's %s ended with L=1",
+				iw_rdmap_op(m.opcode)->name, iw_rdmap_op(cur.opcode)->name);
+			return false;
+		} else if (m.ddp.tagged && (m.ddp.stag != cur.stag || m.ddp.to != cur.to + cur.len)) {
+			nf_find(f, NF_F_STREAM, m.ddp.stag != cur.stag ? "DDP-6.2-08" : "DDP-7.2-07", false,
+				"segment %zu of the DUT's tagged message has STag 0x%x TO 0x%llx (expected 0x%x, 0x%llx)",
+				cur.nseg + 1, m.ddp.stag, (unsigned long long)m.ddp.to, cur.stag,
+				(unsigned long long)(cur.to + cur.len));
+			return false;
+		} else if (!m.ddp.tagged && (m.ddp.qn != cur.qn || m.ddp.msn != cur.msn)) {
+			nf_find(f, NF_F_STREAM, m.ddp.qn != cur.qn ? "DDP-6.3-07" : "DDP-6.3-11", false,
+				"QN or MSN changed within the DUT's message (%u/%u then %u/%u)", cur.qn, cur.msn, m.ddp.qn,
+				m.ddp.msn);
+			return false;
+		}
+		if (!m.ddp.tagged && m.ddp.mo != cur.len) {
+			nf_find(f, NF_F_STREAM, "DDP-7.2-05", false, "segment %zu of the DUT's message has MO %u, expected %u",
+				cur.nseg + 1, m.ddp.mo, cur.len);
+			return false;
+		}
+		bool keep = !cur.tagged;
+		if (keep && !keep_data(out, m.payload, m.payload_len))
+			return true;
+		cur.len += (uint32_t)m.payload_len;
+		cur.nseg++;
+		if (m.ddp.last) {
+			in_msg = false;
+			cur.end = d->rx->pos;
+			if (out->n < NF_MAX_MSGS)
+				out->m[out->n++] = cur;
+			else
+				out->dropped++;
+		}
+	}
+	out->partial = in_msg || iw_mpa_rx_partial(d->rx) || n > 0;
+	return true;
+}
+
+/* ---- comparison ---- */
+
+/* A28 and the other-stream STag: codes a DUT may send for the one the model names. */
+static bool code_ok(int l, int t, int c, const iw_terminate *g)
+{
+	if (g->layer != l || g->etype != t)
+		return false;
+	if (g->ecode == c)
+		return true;
+	int a = c, b = g->ecode;
+	if (l == IW_LAYER_DDP && t == IW_DDP_ET_TAGGED) {
+		if ((a == 0x00 && b == 0x02) || (a == 0x02 && b == 0x00))
+			return true;
+		if ((a == 0x01 && b == 0x03) || (a == 0x03 && b == 0x01))
+			return true;
+	}
+	if (l == IW_LAYER_DDP && t == IW_DDP_ET_UNTAGGED) {
+		if ((a == 0x02 && b == 0x03) || (a == 0x03 && b == 0x02))
+			return true;
+		if ((a == 0x04 && b == 0x05) || (a == 0x05 && b == 0x04))
+			return true;
+	}
+	if (l == IW_LAYER_RDMAP && t == IW_RDMAP_ET_PROTECTION) {
+		if ((a == 0x00 && b == 0x03) || (a == 0x03 && b == 0x00))
+			return true;
+		if ((a == 0x01 && b == 0x04) || (a == 0x04 && b == 0x01))
+			return true;
+	}
+	return false;
+}
+
+static bool is_send(unsigned op)
+{
+	return op == IW_OP_SEND || op == IW_OP_SEND_SE || op == IW_OP_SEND_INV || op == IW_OP_SEND_SE_INV;
+}
+
+/* Requirement for a DUT message a conforming DUT does not send. */
+static const char *extra_req(const nf_obs *o)
+{
+	if (o->frame_rejected)
+		return o->reject_viol.req ? o->reject_viol.req : "MPA-6.1-R2b";
+	if (!o->released && o->dut->role == IW_ROLE_RESPONDER)
+		return "MPA-6.1-R4";
+	if (o->failed)
+		return o->err.layer == IW_LAYER_LLP ? "MPA-7-08" : "DDP-9.1-03";
+	return "DDP-7.4-01";
+}
+
+/* The receiver-side frame checks name the receiver's rule; the DUT sent the frame. */
+static const char *sender_req(const char *r, enum iw_mpa_kind kind)
+{
+	if (!r)
+		return "MPA-6.1.1-08";
+	if (!strcmp(r, "MPA-6.1.1-07"))
+		return "MPA-6.1.1-06";
+	if (!strcmp(r, "MPA-6.1-R5") || !strcmp(r, "MPA-6.1-R8a"))
+		return kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01";
+	if (!strcmp(r, "MPA-6.1-R9a"))
+		return "MPA-6.1.1-08";
+	return r;
+}
+
+static void fill_expect(nf_dec *d, const nf_obs *o, const iw_mpa_frame *mf, bool frame_due, nf_expect *ex)
+{
+	ex->frame_due = frame_due;
+	ex->frame_r = frame_due ? mf->r : 0;
+	ex->frame_rev = frame_due ? mf->rev : 0;
+	ex->model_closed = o->closed_before_fin;
+	ex->nmsg = 0;
+	ex->data_len = 0;
+	ex->terminate = false;
+	ex->may_greet = o->dut->greeting && o->released;
+	for (size_t i = 0; i < d->exp.n; i++) {
+		const nf_msgrec *m = &d->exp.m[i];
+		if (m->opcode == IW_OP_TERMINATE) {
+			ex->terminate = true;
+			ex->t_layer = o->err.layer;
+			ex->t_etype = o->err.etype;
+			ex->t_ecode = o->err.ecode;
+			continue;
+		}
+		if (ex->nmsg == sizeof ex->msg / sizeof ex->msg[0])
+			break;
+		ex->msg[ex->nmsg].opcode = m->opcode;
+		ex->msg[ex->nmsg].len = m->len;
+		ex->msg[ex->nmsg].off = (uint32_t)ex->data_len;
+		if (!m->tagged) {
+			if (ex->data_len + m->len > ex->data_cap) {
+				size_t cap = (ex->data_len + m->len) * 2 + 256;
+				uint8_t *nd = realloc(ex->data, cap);
+				if (!nd)
+					break;
+				ex->data = nd;
+				ex->data_cap = cap;
+			}
+			memcpy(ex->data + ex->data_len, d->exp.data + m->off, m->len);
+			ex->data_len += m->len;
+		}
+		ex->nmsg++;
+	}
+}
+
+/* Compares the DUT's messages of one kind with the model's, in order (message `skip` of the
+ * DUT's is its greeting, not compared). */
+static void compare_kind(nf_dec *d, const nf_obs *o, bool sends, size_t skip, nf_finding *f)
+{
+	const nf_msgs *D = &d->dut, *E = &d->exp;
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (i < D->n && (i == skip || D->m[i].opcode == IW_OP_TERMINATE || is_send(D->m[i].opcode) != sends))
+			i++;
+		while (j < E->n && (E->m[j].opcode == IW_OP_TERMINATE || is_send(E->m[j].opcode) != sends))
+			j++;
+		if (i >= D->n && j >= E->n)
+			return;
+		if (i >= D->n) {
+			/* After an error, or the peer's Terminate, the ULP's pending work may complete in
+			 * error (DDP-8.2.2-02). */
+			if (o->failed || o->got_terminate)
+				return;
+			const nf_msgrec *e = &E->m[j];
+			nf_find(f, NF_F_MISSING, sends ? "DDP-7.4-01" : "RFC5040-4.4", false,
+				"a conforming DUT sends %s (%u octets) here; the DUT did not%s",
+				sends ? "the echo of a delivered Send" : "a Read Response", e->len,
+				o->dut_rst ? " (it reset the connection)" : "");
+			return;
+		}
+		const nf_msgrec *g = &D->m[i];
+		if (j >= E->n) {
+			nf_find(f, NF_F_EXTRA, extra_req(o), false,
+				"the DUT sent %s (%u octets) that a conforming DUT does not send%s",
+				iw_rdmap_op(g->opcode)->name, g->len,
+				o->failed ? " after the error" : !o->released ? " before receiving a valid FPDU" : "");
+			return;
+		}
+		const nf_msgrec *e = &E->m[j];
+		if (sends) {
+			if (g->len != e->len || memcmp(D->data + g->off, E->data + e->off, g->len))
+				nf_find(f, NF_F_CONTENT, "DDP-7.4-02", false,
+					"the DUT's Send %zu carries %u octets where a conforming reflector echoes %u "
+					"different octets", i + 1, g->len, e->len);
+		} else if (g->opcode != e->opcode || g->stag != e->stag || g->to != e->to || g->len != e->len) {
+			nf_find(f, NF_F_CONTENT, "RFC5040-4.4", false,
+				"the DUT sent %s STag 0x%x TO 0x%llx with %u octets; a conforming DUT sends %s STag 0x%x "
+				"TO 0x%llx with %u", iw_rdmap_op(g->opcode)->name, g->stag, (unsigned long long)g->to,
+				g->len, iw_rdmap_op(e->opcode)->name, e->stag, (unsigned long long)e->to, e->len);
+		}
+		if (f->kind)
+			return;
+		i++;
+		j++;
+	}
+}
+
+void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
+{
+	memset(f, 0, sizeof *f);
+	nf_obs oc = *obs;
+	const nf_obs *o = &oc;
+	const iw_profile *p = o->p;
+	bool frames = p->startup_frames;
+	enum iw_mpa_kind dut_kind = o->dut->role == IW_ROLE_RESPONDER ? IW_MPA_REPLY : IW_MPA_REQUEST;
+	const char *kname = dut_kind == IW_MPA_REPLY ? "Reply" : "Request";
+
+	/* The model's frame and stream (its output is conforming by construction). */
+	iw_mpa_frame mf;
+	memset(&mf, 0, sizeof mf);
+	size_t mflen = 0;
+	bool frame_due = false;
+	if (frames) {
+		iw_err e;
+		frame_due = iw_mpa_frame_decode(p, o->exp, o->exp_len, &mf, &mflen, &e) == IW_OK;
+	}
+	iw_conn_params prm;
+	iw_conn_params_get(o->model, &prm);
+	nf_finding scratch;
+	memset(&scratch, 0, sizeof scratch);
+	d->exp.n = 0;
+	d->exp.data_len = 0;
+	if (o->exp_len > mflen)
+		nf_decode_msgs(d, p, o->exp + mflen, o->exp_len - mflen, prm.markers_tx, prm.crc, &d->exp, &scratch);
+	/* The model sent an FPDU: its first valid FPDU came in, even when it failed on a later one
+	 * of the same input before any event showed it (rule 4 satisfied). */
+	if (o->exp_len > mflen)
+		oc.released = true;
+	fill_expect(d, o, &mf, frame_due, ex);
+
+	if (o->stuck_writing)
+		nf_find(f, NF_F_HANG, "MPA-5.4-04", true, "the DUT stopped reading: the harness could not send its octets "
+			"within the timeout");
+	if (o->got_overflow)
+		nf_find(f, NF_F_EXTRA, extra_req(o), false, "the DUT sent more than a conforming DUT's whole answer could be "
+			"(over 1 MiB)");
+	if (o->timed_out)
+		nf_find(f, NF_F_HANG, "DDP-8.2.1-05", true, "after the harness's FIN the DUT did not close the connection "
+			"(state of a conforming DUT: %s)", o->closed_before_fin ? "closed" : "closes on the FIN");
+	if (f->kind)
+		return;
+
+	/* Its startup frame. */
+	const uint8_t *g = o->got;
+	size_t glen = o->got_len;
+	size_t gflen = 0;
+	if (frames) {
+		if (!frame_due) {
+			if (glen) {
+				const char *req = o->frame_rejected ? (o->reject_viol.req ? o->reject_viol.req : "MPA-6.1-R2b")
+						  : dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R3a";
+				nf_find(f, NF_F_FRAME, req, false,
+					"the DUT sent %zu octets where a conforming DUT sends nothing and closes%s%s", glen,
+					o->frame_rejected ? ": " : " (the harness's frame is incomplete)",
+					o->frame_rejected ? o->reject_viol.detail : "");
+			}
+			goto close_rules;
+		}
+		iw_mpa_frame gf;
+		iw_err e;
+		int rc = iw_mpa_frame_decode(p, g, glen, &gf, &gflen, &e);
+		if (rc == IW_ETRUNC) {
+			if (glen >= IW_MPA_FRAME_HDR_LEN)
+				nf_find(f, NF_F_FRAME, "MPA-6.1.1-08", false, "the DUT's %s announces PD_Length %u but %zu "
+					"octets of private data came before it closed", kname, gf.pd_length,
+					glen - IW_MPA_FRAME_HDR_LEN);
+			else
+				nf_find(f, NF_F_FRAME, dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R1a", false,
+					"a conforming DUT sends its %s here; the DUT sent %zu octets and %s", kname, glen,
+					o->dut_rst ? "reset the connection" : "closed");
+			return;
+		}
+		if (rc != IW_OK) {
+			nf_find(f, NF_F_FRAME, "MPA-6.1.1-08", false, "the DUT's %s cannot be decoded: %s", kname, e.msg);
+			return;
+		}
+		iw_violation vs[8];
+		iw_viol_list l = {.v = vs, .cap = 8};
+		iw_mpa_frame_check(p, &gf, dut_kind, &l);
+		if (l.n) {
+			nf_find(f, NF_F_FRAME, sender_req(vs[0].req, dut_kind), false,
+				"the DUT's %s is not one a conforming DUT sends: %s", kname, vs[0].detail);
+			return;
+		}
+		if (gf.r != mf.r) {
+			nf_find(f, NF_F_FRAME, "MPA-6.1-R2f", false, "the DUT's %s has R=%d, a conforming DUT's R=%d", kname,
+				gf.r, mf.r);
+			return;
+		}
+		if (gf.rev != mf.rev) {
+			nf_find(f, NF_F_FRAME, "MPA-6.1.1-06", false, "the DUT's %s has Rev %u, a conforming DUT's %u", kname,
+				gf.rev, mf.rev);
+			return;
+		}
+		if (mf.c && !gf.c && !p->crc_always) {
+			nf_find(f, NF_F_FRAME, "MPA-5.2-03", false, "the DUT's %s has C=0 in its default configuration",
+				kname);
+			return;
+		}
+		if (gf.m != mf.m) {
+			/* It changed its marker wish since calibration: the model no longer fits. */
+			return;
+		}
+		g += gflen;
+		glen -= gflen;
+	}
+
+	/* Its FPDUs. */
+	if (glen) {
+		const char *req = NULL;
+		if (o->frame_rejected)
+			req = o->reject_viol.req ? o->reject_viol.req : "MPA-6.1-R2b";
+		else if (frames && mf.r)
+			req = "MPA-6.1-R2e";
+		else if (!o->released && o->dut->role == IW_ROLE_RESPONDER)
+			req = "MPA-6.1-R4";
+		if (req) {
+			nf_find(f, NF_F_EXTRA, req, false, "the DUT sent %zu octets after its %s where a conforming DUT sends "
+				"no FPDU", glen, frames ? kname : "start");
+			return;
+		}
+	}
+	if (!nf_decode_msgs(d, p, g, glen, prm.markers_tx, prm.crc, &d->dut, f)) {
+		if (prm.markers_tx && !strcmp(f->req, "MPA-5.2-14")) {
+			nf_finding alt;
+			memset(&alt, 0, sizeof alt);
+			nf_msgs tmp;
+			memset(&tmp, 0, sizeof tmp);
+			if (nf_decode_msgs(d, p, g, glen, false, prm.crc, &tmp, &alt) && tmp.n) {
+				snprintf(f->req, sizeof f->req, "MPA-6.1.1-M2");
+				snprintf(f->detail, sizeof f->detail, "the harness asked for markers (M=1); the DUT's FPDUs "
+					 "decode only without them");
+			}
+			free(tmp.data);
+		}
+		return;
+	}
+	if (d->dut.partial && (o->dut_fin || o->dut_rst) && !o->dut_rst) {
+		nf_find(f, NF_F_STREAM, "DDP-8.2.1-01", false, "the DUT closed in the middle of an FPDU or message");
+		return;
+	}
+
+	/* Terminate: at most one, last, and only where the model has an error to report. */
+	size_t nd = d->dut.n;
+	for (size_t i = 0; i < nd; i++) {
+		const nf_msgrec *m = &d->dut.m[i];
+		if (m->opcode != IW_OP_TERMINATE)
+			continue;
+		if (i + 1 < nd) {
+			nf_find(f, NF_F_EXTRA, "DDP-9.1-04", false, "the DUT sent %s after its Terminate",
+				iw_rdmap_op(d->dut.m[i + 1].opcode)->name);
+			return;
+		}
+		if (!ex->terminate) {
+			nf_find(f, NF_F_TERMINATE, o->got_terminate ? "RFC5040-4.8" : o->failed ? "MPA-6.1-R4" : "DDP-8.2-01",
+				false, "the DUT sent a Terminate where a conforming DUT %s",
+				o->got_terminate ? "closes without answering the harness's Terminate"
+				: o->failed ? "may not send an FPDU" : "has no error to report");
+			return;
+		}
+		iw_terminate t;
+		iw_err e;
+		if (iw_terminate_decode(d->dut.data + m->off, m->len, &t, &e) != IW_OK) {
+			nf_find(f, NF_F_TERMINATE, "RFC5040-4.8", false, "the DUT's Terminate cannot be decoded: %s", e.msg);
+			return;
+		}
+		if (!code_ok(ex->t_layer, ex->t_etype, ex->t_ecode, &t)) {
+			char got[96], want[96];
+			snprintf(got, sizeof got, "%s", iw_error_name(t.layer, t.etype, t.ecode));
+			snprintf(want, sizeof want, "%s", iw_error_name(ex->t_layer, ex->t_etype, ex->t_ecode));
+			nf_find(f, NF_F_TERMINATE, ex->t_layer == IW_LAYER_DDP ? "DDP-9.2-01" : "RFC5040-4.8", false,
+				"the DUT's Terminate reports %s; the error is %s (%s)", got, want,
+				o->err.req ? o->err.req : "");
+			return;
+		}
+	}
+
+	/* The reflector's greeting, when it may speak: its first Send (it is queued when full
+	 * operation begins, so a Read Response of the same input may precede it). */
+	size_t skip = SIZE_MAX, first = 0;
+	while (first < nd && !is_send(d->dut.m[first].opcode))
+		first++;
+	if (o->dut->greeting && o->released && first < nd && d->dut.m[first].opcode == IW_OP_SEND &&
+	    d->dut.m[first].len == 16) {
+		bool expected_first = false;
+		for (size_t j = 0; j < d->exp.n; j++)
+			if (is_send(d->exp.m[j].opcode)) {
+				expected_first = d->exp.m[j].len == 16 &&
+						 !memcmp(d->exp.data + d->exp.m[j].off, d->dut.data + d->dut.m[first].off, 16);
+				break;
+			}
+		if (!expected_first)
+			skip = first;
+	}
+	compare_kind(d, o, true, skip, f);
+	if (!f->kind)
+		compare_kind(d, o, false, skip, f);
+	if (f->kind)
+		return;
+
+close_rules:
+	if (o->early_close) {
+		static const char *const sn[] = {"waiting for the startup frame", "waiting for the first FPDU",
+						 "in full operation", "rejected", "failed", "closed"};
+		nf_find(f, NF_F_EARLY_CLOSE,
+			o->early_state == IW_CS_STARTUP ? (dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R3a")
+			: o->early_state == IW_CS_REJECTED ? "MPA-6.1-R2e" : "DDP-8.2-01", false,
+			"the DUT %s the connection where a conforming DUT keeps it open (%s)",
+			o->dut_rst ? "reset" : "closed", o->early_state >= 0 && o->early_state < 6 ? sn[o->early_state] : "?");
+	}
+}
