@@ -4,6 +4,7 @@
 #   make run        install missing build dependencies, build, run the suite against the
 #                   built-in reference DUT, write reports to out/latest/ (report.html and pcaps too)
 #   make test       unit, property and golden tests, CLI tests, then the same under ASan+UBSan
+#   make mutants    the detection matrix of the mutant zoo (part of make test; docs/mutants.md)
 #   make bench      benchmarks (figures, never pass/fail on timing), fuzz targets' exec/s included,
 #                   the network fuzzer's runs/s against the bare loopback rate (iwspec fuzz --bench)
 #   make fuzz-smoke  each fuzz target briefly (part of make test when clang is there); see fuzz/fuzz.mk
@@ -14,7 +15,9 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 BUILD    ?= build
 VERSION  := 0.1.0
-GIT_REV  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit, "-dirty" when the tree differs from it: it goes into every report's provenance.
+GIT_REV  := $(shell r=$$(git rev-parse --short HEAD 2>/dev/null) || r=unknown; \
+		[ "$$r" != unknown ] && ! git diff --quiet HEAD -- 2>/dev/null && r="$$r-dirty"; echo $$r)
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
@@ -34,12 +37,21 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 include fuzz/fuzz.mk
 
-.PHONY: all run test test-unit test-cli test-san bench install clean deps vectors conformance
+.PHONY: all run test test-unit test-cli test-san bench install clean deps vectors conformance mutants
 all: $(BUILD)/iwspec $(BUILD)/run_tests
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+# version.o carries the commit: rebuilt when the commit changes, nothing else is.
+REV_STAMP := $(BUILD)/git_rev.stamp
+$(REV_STAMP): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' >$@
+$(BUILD)/suite/version.o: $(REV_STAMP)
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/libiwengine.a: $(ENGINE_OBJ)
 	@rm -f $@
@@ -58,7 +70,7 @@ run: deps
 	$(MAKE) all
 	$(BUILD)/iwspec run --profile all --report out/latest --html --pcap
 
-test: test-unit test-cli conformance test-san test-fuzz
+test: test-unit test-cli conformance mutants test-san test-fuzz
 
 test-unit: $(BUILD)/run_tests
 	$(BUILD)/run_tests
@@ -71,12 +83,19 @@ test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/netfuzz.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
+	sh tests/cli/install.sh
 
 # The whole suite against the built-in DUT in every profile, for each DUT configuration
 # (markers yes/no x crc required/optional-off) and each resegmentation mode; fails on any FAIL
-# or ERROR (tools/conformance.sh; JOBS runs at a time, default 16).
+# or ERROR (tools/conformance.sh; JOBS runs at a time, default 2, each 40 cases at a time).
 conformance: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tools/conformance.sh
+
+# The mutant zoo (docs/mutants.md): the suite against the clean built-in DUT and every mutant,
+# twice; fails on a clean FAIL or ERROR, a surviving mutant, one caught only by cases citing
+# other requirements, or two matrices that differ. The matrix goes to out/mutants/.
+mutants: $(BUILD)/iwspec
+	$(BUILD)/iwspec mutants --repeat 2 --jobs 8 --report out/mutants
 
 # Regenerates the checked-in vector set (vectors/*.json, vectors/pcap, vectors/schema).
 vectors: $(BUILD)/iwspec
@@ -93,7 +112,7 @@ test-san:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		IWSPEC=build-san/iwspec sh tests/cli/mutants.sh
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IWSPEC=build-san/iwspec MODES=random sh tools/conformance.sh
+		IWSPEC=build-san/iwspec MODES=random JOBS=2 sh tools/conformance.sh --jobs 8
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		IWSPEC=build-san/iwspec sh tests/cli/vectors.sh
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -110,9 +129,15 @@ bench: $(BENCH_SRC:%.c=$(BUILD)/%) $(BUILD)/iwspec
 	@$(BUILD)/iwspec fuzz --bench --time 6s
 	@$(MAKE) --no-print-directory fuzz-bench
 
+# The binary, and what it reads at run time: the case catalog (found as ../share/iwspec/cases
+# from the binary) and the vector set (its hash goes into every report's provenance).
 install: $(BUILD)/iwspec
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/iwspec
 	install -m 755 $(BUILD)/iwspec $(DESTDIR)$(PREFIX)/bin/iwspec
+	rm -rf $(DESTDIR)$(PREFIX)/share/iwspec/cases $(DESTDIR)$(PREFIX)/share/iwspec/vectors
+	cp -R suite/cases $(DESTDIR)$(PREFIX)/share/iwspec/cases
+	install -d $(DESTDIR)$(PREFIX)/share/iwspec/vectors
+	cp -R vectors/*.json vectors/schema vectors/pcap $(DESTDIR)$(PREFIX)/share/iwspec/vectors/
 
 clean:
 	rm -rf build build-san build-fuzz out

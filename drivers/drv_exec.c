@@ -1,3 +1,5 @@
+/* mkostemp(): the DUT-output file is close-on-exec from the start (parallel cases fork). */
+#define _GNU_SOURCE
 /*
  * exec:'COMMAND' - the harness starts the DUT for each case.
  *
@@ -36,6 +38,7 @@ typedef struct exec_priv {
 	bool stopping;              /* we sent the signal that ends it */
 	int out_fd;                 /* its stdout and stderr */
 	int lfd;                    /* initiator: the harness's listening socket */
+	int port_hold;              /* responder: holds {port} against other harnesses (net.h) */
 	uint16_t port;
 	iw_dut_finding finding;
 } exec_priv;
@@ -100,6 +103,12 @@ static void note_status(exec_priv *x, int status)
 	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && !x->stopping) {
 		f->present = true;
 		f->exit_code = WEXITSTATUS(status);
+		/* A command run through a shell (exec:'dut --port {port}' without `exec`) ends with the
+		 * shell's status: 128 + N when the DUT was killed by signal N. */
+		if (f->exit_code > 128 && f->exit_code <= 128 + 64) {
+			f->crashed = true;
+			f->signal = f->exit_code - 128;
+		}
 	} else if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		if (x->stopping && (sig == SIGTERM || sig == SIGKILL))
@@ -179,7 +188,9 @@ static void close_case(exec_priv *x)
 		close(x->lfd);
 	if (x->out_fd >= 0)
 		close(x->out_fd);
-	x->lfd = x->out_fd = -1;
+	if (x->port_hold >= 0)
+		close(x->port_hold);
+	x->lfd = x->out_fd = x->port_hold = -1;
 }
 
 static int exec_case_begin(iw_driver *d, iw_err *e)
@@ -191,18 +202,17 @@ static int exec_case_begin(iw_driver *d, iw_err *e)
 	const char *tmp = getenv("TMPDIR");
 	char path[512];
 	snprintf(path, sizeof path, "%s/iwspec-dut-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	x->out_fd = mkstemp(path);
+	x->out_fd = mkostemp(path, O_CLOEXEC);
 	if (x->out_fd < 0)
 		return iw_errf(e, IW_ESTATE, "exec: cannot create a file for the DUT's output in %s: %s",
 			       tmp && *tmp ? tmp : "/tmp", strerror(errno));
 	unlink(path);
-	(void)fcntl(x->out_fd, F_SETFD, FD_CLOEXEC);
 	int rc;
 	x->port = 0;
 	if (d->cfg->role == IW_ROLE_INITIATOR)
 		rc = iw_net_listen(EXEC_HOST, &x->port, &x->lfd, e);
 	else
-		rc = iw_net_free_port(&x->port, e);
+		rc = iw_net_free_port(&x->port, &x->port_hold, e);
 	if (rc == IW_OK)
 		rc = build_cmd(x, e);
 	if (rc == IW_OK)
@@ -335,7 +345,7 @@ int iw_drv_exec_open(iw_driver *d, iw_err *e)
 	exec_priv *x = calloc(1, sizeof *x);
 	if (!x)
 		return iw_errf(e, IW_ENOSPC, "exec: out of memory");
-	x->lfd = x->out_fd = -1;
+	x->lfd = x->out_fd = x->port_hold = -1;
 	/* exec:'CMD' as written in the docs: one pair of outer quotes is not part of the command. */
 	if (n >= 2 && cmd[0] == '\'' && cmd[n - 1] == '\'' && !memchr(cmd + 1, '\'', n - 2)) {
 		cmd++;

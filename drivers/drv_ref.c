@@ -133,8 +133,10 @@ int iw_drv_ref_open(iw_driver *d, iw_err *e)
 	 * once (TI-07, A39), a responder once the peer's first FPDU let it speak (rule 4). */
 	o->greeting = c->reflector;
 	/* The built-in DUT's startup timeout (MPA-6.1-R10a) is only measured, never judged: keep it short
-	 * so the measuring cases do not dominate a run. */
-	o->startup_timeout_ms = 1000;
+	 * so the measuring cases do not dominate a run, but long enough that a harness thread the
+	 * scheduler left waiting on a loaded machine (many cases at a time, sanitizers) still gets
+	 * its Request in. */
+	o->startup_timeout_ms = 2000;
 	o->reject_pd = c->reject;
 	iw_err fe;
 	if (iw_hostile_find(c->hostile, &o->hostile, &fe) != IW_OK || iw_mutant_find(c->mutant, &o->mutant, &fe) != IW_OK) {

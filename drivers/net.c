@@ -1,3 +1,6 @@
+/* accept4(): an accepted socket is close-on-exec from the start, so a DUT process another
+ * worker forks at that moment cannot inherit it (runner.c runs cases in parallel). */
+#define _GNU_SOURCE
 #include "net.h"
 
 #include <errno.h>
@@ -235,10 +238,9 @@ int iw_net_accept(int lfd, int64_t timeout_ms, int *fd, iw_err *e)
 		return iw_errf(e, IW_ESTATE, "accept: poll: %s", strerror(errno));
 	if (r == 0)
 		return iw_errf(e, IW_ESTATE, "accept: the DUT did not connect within %lld ms", (long long)timeout_ms);
-	int s = accept(lfd, NULL, NULL);
+	int s = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (s < 0)
 		return iw_errf(e, IW_ESTATE, "accept: %s", strerror(errno));
-	(void)fcntl(s, F_SETFD, FD_CLOEXEC);
 	iw_net_set_nonblock(s, false);
 	iw_net_nodelay(s);
 	*fd = s;
@@ -329,8 +331,65 @@ void iw_net_reset(int fd)
 	close(fd);
 }
 
-int iw_net_free_port(uint16_t *port, iw_err *e)
+/* The kernel's ephemeral range (where bind to port 0 and outgoing connections take ports). */
+static void ephemeral_range(unsigned *lo, unsigned *hi)
 {
+	*lo = 32768;
+	*hi = 60999;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	if (!f)
+		return;
+	unsigned a, b;
+	if (fscanf(f, "%u %u", &a, &b) == 2 && a <= b && b <= 65535) {
+		*lo = a;
+		*hi = b;
+	}
+	fclose(f);
+}
+
+/* A UDP socket on 127.0.0.1:port, or -1 when another one holds the number. */
+static int hold_udp(uint16_t port)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(s, (struct sockaddr *)&a, sizeof a) != 0) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+int iw_net_free_port(uint16_t *port, int *hold, iw_err *e)
+{
+	/* The port is free now; the command binds it a little later. A port from the ephemeral
+	 * range could be taken in between by any socket bound to port 0 or any outgoing
+	 * connection (another run's built-in DUT, say), so it comes from below that range. Another
+	 * harness choosing at the same moment is kept off by the UDP socket on the same number:
+	 * it is in nobody's way but another harness's (the DUT binds TCP). */
+	*hold = -1;
+	unsigned lo, hi;
+	ephemeral_range(&lo, &hi);
+	enum { BELOW = 10000, TRIES = 64 };
+	static _Atomic unsigned long counter;
+	unsigned long seed = (unsigned long)getpid() * 2654435761ul ^ (unsigned long)iw_net_now_ms() ^
+			     ++counter * 0x9E3779B9ul;
+	for (int i = 0; lo > BELOW + 1024 && i < TRIES; i++) {
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		uint16_t p = (uint16_t)(BELOW + (seed >> 33) % (lo - BELOW));
+		int h = hold_udp(p), fd;
+		if (h < 0)
+			continue;
+		if (iw_net_listen("127.0.0.1", &p, &fd, NULL) == IW_OK) {
+			close(fd);
+			*port = p;
+			*hold = h;
+			return IW_OK;
+		}
+		close(h);
+	}
 	int fd;
 	*port = 0;
 	int rc = iw_net_listen("127.0.0.1", port, &fd, e);

@@ -69,7 +69,10 @@ void iw_net_reset(int fd);
 int iw_net_set_nonblock(int fd, bool on);
 void iw_net_nodelay(int fd);
 
-/* A port that was free a moment ago on 127.0.0.1 (for DUTs that must listen themselves). */
-int iw_net_free_port(uint16_t *port, iw_err *e);
+/* A port that was free a moment ago on 127.0.0.1 (for DUTs that must listen themselves), below
+ * the ephemeral range when it can be, so no port-0 bind or outgoing connection takes it first.
+ * *hold is a socket that keeps other harnesses from choosing the same port until it is closed
+ * (close it when the DUT is gone), or -1. */
+int iw_net_free_port(uint16_t *port, int *hold, iw_err *e);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mpa_rx.h"
+#include "ref_mutants.h"
 #include "ref_server.h"
 
 #include "ddp.h"
@@ -13,50 +14,136 @@
 #include "rdmap.h"
 
 static const iw_fault_info hostile_tab[IW_HOSTILE_COUNT] = {
-	[IW_HOSTILE_NONE] = { "none", NULL, "a conforming DUT" },
-	[IW_HOSTILE_GARBAGE] = { "garbage", NULL,
-		"answers anything with random octets, without end, until the peer has been silent for the idle timeout" },
-	[IW_HOSTILE_RESET_MID_FRAME] = { "reset-mid-frame", NULL,
-		"sends the first half of its Reply (Request as initiator), then resets the connection (RST)" },
-	[IW_HOSTILE_SLOW] = { "slow", NULL,
-		"sends its Reply (Request as initiator) one octet per second, then the rest at full speed" },
-	[IW_HOSTILE_PD_NEVER] = { "pd-never", NULL,
-		"its Reply announces PD_Length 100 but carries 10 octets of private data, then nothing more" },
-	[IW_HOSTILE_ENDLESS] = { "endless", NULL,
-		"after its Reply streams random octets without end, until the peer goes away" },
-	[IW_HOSTILE_NEVER_CLOSE] = { "never-close", NULL,
-		"never closes: not after a bad Request, not on the peer's FIN; only the idle timeout ends it" },
+	[IW_HOSTILE_NONE] = { .name = "none", .desc = "a conforming DUT" },
+	[IW_HOSTILE_GARBAGE] = { .name = "garbage",
+		.desc = "answers anything with random octets, without end, until the peer has been silent for the idle timeout" },
+	[IW_HOSTILE_RESET_MID_FRAME] = { .name = "reset-mid-frame",
+		.desc = "sends the first half of its Reply (Request as initiator), then resets the connection (RST)" },
+	[IW_HOSTILE_SLOW] = { .name = "slow",
+		.desc = "sends its Reply (Request as initiator) one octet per second, then the rest at full speed" },
+	[IW_HOSTILE_PD_NEVER] = { .name = "pd-never",
+		.desc = "its Reply announces PD_Length 100 but carries 10 octets of private data, then nothing more" },
+	[IW_HOSTILE_ENDLESS] = { .name = "endless",
+		.desc = "after its Reply streams random octets without end, until the peer goes away" },
+	[IW_HOSTILE_NEVER_CLOSE] = { .name = "never-close",
+		.desc = "never closes: not after a bad Request, not on the peer's FIN; only the idle timeout ends it" },
 };
 
 static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
-	[IW_MUTANT_NONE] = { "none", NULL, "no requirement broken" },
+	[IW_MUTANT_NONE] = { .name = "none", .desc = "no requirement broken" },
 	[IW_MUTANT_ACCEPT_BAD_KEY] = { "accept-bad-key", "MPA-6.1-R5",
-		"accepts a Request whose Key is wrong (the Key is corrected before the model sees it)" },
-	[IW_MUTANT_REPLY_WRONG_REV] = { "reply-wrong-rev", "MPA-6.1.1-06", "Reply Rev = the profile's Rev + 1" },
+		"accepts a Request whose Key is wrong (the Key is corrected before the model sees it)", "startup", NULL },
+	[IW_MUTANT_REPLY_WRONG_REV] = { "reply-wrong-rev", "MPA-6.1.1-06", "Reply Rev = the profile's Rev + 1",
+		"startup", NULL },
 	[IW_MUTANT_REPLY_RES_SET] = { "reply-res-set", "MPA-6.1.1-05",
-		"Reply with every Res bit set (0x1F; 0x0F under rfc6581, where 0x10 is Enhanced)" },
-	[IW_MUTANT_IGNORE_M] = { "ignore-m", "MPA-6.1.1-M2", "sends no markers although the Request had M=1" },
-	[IW_MUTANT_REPLY_C0] = { "reply-c0", "MPA-5.2-03", "Reply C=0 in the default configuration" },
+		"Reply with every Res bit set (0x1F; 0x0F under rfc6581, where 0x10 is Enhanced)", "startup", NULL },
+	[IW_MUTANT_IGNORE_M] = { "ignore-m", "MPA-6.1.1-M2", "sends no markers although the Request had M=1",
+		"startup", "markers" },
+	[IW_MUTANT_REPLY_C0] = { "reply-c0", "MPA-5.2-03", "Reply C=0 in the default configuration", "startup", NULL },
 	[IW_MUTANT_EARLY_FPDU] = { "early-fpdu", "MPA-6.1-R4",
-		"sends an FPDU (a zero-length RDMA Write) right after its Reply, before receiving one" },
+		"sends an FPDU (a zero-length RDMA Write) right after its Reply, before receiving one", "startup", "responder" },
 	[IW_MUTANT_TRUNCATE_PD] = { "truncate-pd", "MPA-6.1.1-08",
-		"Reply PD_Length says 4 octets more than the private data sent" },
+		"Reply PD_Length says 4 octets more than the private data sent", "startup",
+		"profile:rfc5044" },
 	[IW_MUTANT_TERM_WRONG_CODE] = { "term-wrong-code", "DDP-9.2-01",
-		"every Terminate it sends carries a wrong error code (ECode XOR 0x20)" },
+		"every Terminate it sends carries a wrong error code (ECode XOR 0x20)", "ddp", NULL },
 	[IW_MUTANT_NO_TERMINATE] = { "no-terminate", "DDP-9.1-04",
-		"reports no error to the peer: its Terminates are dropped, it only closes" },
+		"reports no error to the peer: its Terminates are dropped, it only closes", "errors", NULL },
 	[IW_MUTANT_DELIVER_AFTER_ERROR] = { "deliver-after-error", "MPA-7-08",
-		"passes the first FPDU with a bad CRC or marker on as valid and goes on delivering what follows" },
+		"passes the first FPDU with a bad CRC or marker on as valid and goes on delivering what follows", "errors",
+		NULL },
 	[IW_MUTANT_IGNORE_BOUNDS] = { "ignore-bounds", "DDP-9.1-T4",
-		"places the part of an RDMA Write that fits its buffer, drops the rest, and reports nothing" },
+		"places the part of an RDMA Write that fits its buffer, drops the rest, and reports nothing", "ddp", NULL },
 	[IW_MUTANT_INTEROP_CODES] = { "interop-codes", "DDP-9.2-01",
 		"reports errors with real stacks' codes: LLP error type 3 (cxgb4), 0x2/0x02 for a message too long "
-		"and 0x1/0x01 for a TO wrap (siw)" },
+		"and 0x1/0x01 for a TO wrap (siw)", "errors", NULL },
 	[IW_MUTANT_CRASH_SHORT_ULPDU] = { "crash-short-ulpdu", "DDP-6.4-01",
 		"abort()s on an FPDU whose ULPDU_Length is shorter than a DDP header (a process crash: run it as "
-		"exec:'iwspec serve --mutant crash-short-ulpdu --port {port}')" },
+		"exec:'iwspec serve --mutant crash-short-ulpdu --port {port}')", "robustness",
+		"exec responder profile:rddp-mpa-01 profile:rfc5044 profile:rfc6581" },
 	[IW_MUTANT_HANG_PARTIAL_HEADER] = { "hang-partial-header", "MPA-5.4-04",
-		"stops reading, and never closes, once a read ends inside an FPDU header" },
+		"stops reading, and never closes, once a read ends inside an FPDU header", "robustness", "responder" },
+	/* The mutant zoo (ref_mutants.c). */
+	[IW_MUTANT_IGNORE_C] = { "ignore-c", "MPA-6.1.1-C2",
+		"in its no-CRC mode ignores the peer's C=1: sends no CRCs and checks none", "startup", "crc-off" },
+	[IW_MUTANT_NO_STARTUP_TIMEOUT] = { "no-startup-timeout", "MPA-6.1-R10a",
+		"never times out a connection whose startup frame does not complete (only the idle timeout ends it)",
+		"startup", "responder profile:rfc5044" },
+	[IW_MUTANT_REPLY_EARLY] = { "reply-early", "MPA-6.1-R2a",
+		"replies as soon as the Request header is in, without waiting for its private data (which it drops) "
+		"when PD_Length is below 512",
+		"startup", "responder" },
+	[IW_MUTANT_ACCEPT_BAD_REV] = { "accept-bad-rev", "MPA-6.1.1-07",
+		"accepts a startup frame whose Rev it does not support (the Rev is not checked)", "startup", NULL },
+	[IW_MUTANT_ACCEPT_OVERSIZED_PD] = { "accept-oversized-pd", "MPA-6.1-R9d",
+		"accepts a startup frame with more private data than the profile allows, keeping the first 512 octets",
+		"startup", "profile:rfc5044 profile:rfc6581" },
+	[IW_MUTANT_IGNORE_REJECT] = { "ignore-reject", "MPA-6.1-R3c",
+		"as initiator, goes on to full operation (and sends FPDUs) after a Reply with R=1", "startup",
+		"initiator" },
+	[IW_MUTANT_REQUEST_REPLY_KEY] = { "request-reply-key", "MPA-6.1.1-01",
+		"as initiator, sends the Reply key in its Request ('MPA ID Rep Frame')", "startup", "initiator" },
+	[IW_MUTANT_PAD_NONZERO] = { "pad-nonzero", "MPA-4-02",
+		"sends pad octets 0xFF (its CRCs cover them)", "framing", NULL },
+	[IW_MUTANT_PAD_WRONG_LENGTH] = { "pad-wrong-length", "MPA-4-01",
+		"pads ULPDU_Length, not 2 + ULPDU_Length, to a multiple of 4: every FPDU has the wrong pad length "
+		"(without markers)", "framing", NULL },
+	[IW_MUTANT_CRC_BIG_ENDIAN] = { "crc-big-endian", "MPA-5.2-11",
+		"sends its CRCs most-significant octet first", "framing", NULL },
+	[IW_MUTANT_CRC_UNCHECKED] = { "crc-unchecked", "MPA-5.2-14",
+		"does not check CRCs: an FPDU whose CRC does not match is delivered", "framing", NULL },
+	[IW_MUTANT_MARKER_WRONG_FPDUPTR] = { "marker-wrong-fpduptr", "MPA-5.1-03",
+		"markers inside its FPDUs have FPDUPTR 4 too large (markers between FPDUs stay 0)", "markers", "markers" },
+	[IW_MUTANT_MARKER_FIRST_MISSING] = { "marker-first-missing", "MPA-5.1-06",
+		"leaves out the marker at the start of full operation; the later markers are in place", "markers",
+		"markers" },
+	[IW_MUTANT_MARKER_DRIFT] = { "marker-drift", "MPA-5.1-02",
+		"its marker grid slips 4 octets with every FPDU instead of staying every 512 octets", "markers",
+		"markers" },
+	[IW_MUTANT_MARKERS_UNREQUESTED] = { "markers-unrequested", "MPA-6.1.1-M1",
+		"sends markers although the peer's frame had M=0", "markers", NULL },
+	[IW_MUTANT_MARKER_RESERVED_SET] = { "marker-reserved-set", "MPA-4.1-02",
+		"sends markers with RESERVED = 0xFFFF", "markers", "markers" },
+	[IW_MUTANT_CRC_SKIPS_LEADING_MARKER] = { "crc-skips-leading-marker", "MPA-5.2-13",
+		"computes the CRC of an FPDU that starts with a marker from its ULPDU_Length on, without the marker",
+		"markers", "markers" },
+	[IW_MUTANT_BOUNDS_OFF_BY_ONE] = { "bounds-off-by-one", "DDP-10.1-01",
+		"accepts an RDMA Write ending one octet past its buffer (the octet past the end goes nowhere visible)",
+		"ddp", NULL },
+	[IW_MUTANT_TO_WRAP_UNCHECKED] = { "to-wrap-unchecked", "DDP-9.1-T5",
+		"adds TO + length modulo 2^64: a Write that wraps passes the bounds check and its tail lands at the "
+		"buffer start", "ddp", NULL },
+	[IW_MUTANT_ACCEPT_FOREIGN_STAG] = { "accept-foreign-stag", "DDP-10.3-02",
+		"places an RDMA Write carrying another connection's STag into its own buffer", "ddp", NULL },
+	[IW_MUTANT_MSN_START_0] = { "msn-start-0", "DDP-6.3-09",
+		"numbers the messages of every queue from MSN 0 instead of 1", "ddp", NULL },
+	[IW_MUTANT_MO_UNCHECKED] = { "mo-unchecked", "DDP-9.1-U3",
+		"does not check MO: a Send segment whose MO is past its buffer is written out of sight, no error",
+		"ddp", NULL },
+	[IW_MUTANT_L_ON_MIDDLE] = { "l-on-middle", "DDP-6.1-04",
+		"sets L on the middle segments of its multi-segment messages too", "ddp", NULL },
+	[IW_MUTANT_QN_UNCHECKED] = { "qn-unchecked", "DDP-9.1-U1",
+		"does not check QN: a Send on an invalid queue is taken as the next Send on QN 0", "ddp", NULL },
+	[IW_MUTANT_DELIVER_OUT_OF_ORDER] = { "deliver-out-of-order", "DDP-7.3-07",
+		"delivers Sends in the order they arrive, not in MSN order", "ddp", NULL },
+	[IW_MUTANT_ZERO_LENGTH_WRITE_CHECKED] = { "zero-length-write-checked", "DDP-7.2-10",
+		"checks the STag of a zero-length RDMA Write and refuses an unknown one", "ddp", NULL },
+	[IW_MUTANT_READ_OUT_OF_BOUNDS] = { "read-out-of-bounds", "RFC5040-5.2",
+		"serves a Read Request running past its source buffer up to the buffer end instead of refusing it",
+		"rdmap", NULL },
+	[IW_MUTANT_UNKNOWN_OPCODE_IGNORED] = { "unknown-opcode-ignored", "RFC5040-4.2",
+		"silently discards a message with a reserved RDMAP opcode (0xC-0xF)", "rdmap", NULL },
+	[IW_MUTANT_TERM_WRONG_LAYER] = { "term-wrong-layer", "RFC5040-4.8",
+		"its Terminates name the wrong layer (RDMAP and DDP swapped, LLP as 3)", "rdmap", NULL },
+	[IW_MUTANT_SEND_INV_UNCHECKED] = { "send-inv-unchecked", "RFC5040-5.3",
+		"takes a Send with Invalidate as a plain Send, whatever STag it names", "rdmap", NULL },
+	[IW_MUTANT_RDMAP_VERSION_UNCHECKED] = { "rdmap-version-unchecked", "RFC5040-4.2",
+		"does not check RDMAP's RV: a message of another version is taken as its own", "rdmap", NULL },
+	[IW_MUTANT_PLACE_AFTER_ERROR] = { "place-after-error", "DDP-9.1-03",
+		"after an error (Terminate sent) still places the RDMA Writes that follow, then closes", "errors", NULL },
+	[IW_MUTANT_NEVER_CLOSE] = { "never-close", "DDP-5-10",
+		"after an error sends its Terminate but never closes the connection (only the idle timeout does)",
+		"errors", "profile:rfc5044" },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)
@@ -91,8 +178,11 @@ static int find(const iw_fault_info *tab, int n, const char *what, const char *n
 			*out = i;
 			return IW_OK;
 		}
-	char list[200];
+	char list[1200];
 	names(tab, n, list, sizeof list);
+	/* The mutants are too many to list in one message. */
+	if (strlen(list) > 150)
+		return iw_errf(e, IW_EINVAL, "unknown %s '%s' ('iwspec mutants --list' names them all)", what, name);
 	return iw_errf(e, IW_EINVAL, "unknown %s '%s' (known: none, %s)", what, name, list);
 }
 
@@ -145,6 +235,7 @@ void iw_fault_conn_init(iw_fault_conn *f, enum iw_hostile h, enum iw_mutant m, c
 	/* An initiator speaks first, so its garbage needs no provocation. */
 	if (h == IW_HOSTILE_GARBAGE && role == IW_ROLE_INITIATOR)
 		f->triggered = true;
+	iw_mut_init(f);
 }
 
 /* ---- re-framing (message-level mutants) ---- */
@@ -160,12 +251,13 @@ struct iw_reframe {
 
 static bool out_mutant(enum iw_mutant m)
 {
-	return m == IW_MUTANT_TERM_WRONG_CODE || m == IW_MUTANT_NO_TERMINATE || m == IW_MUTANT_INTEROP_CODES;
+	return m == IW_MUTANT_TERM_WRONG_CODE || m == IW_MUTANT_NO_TERMINATE || m == IW_MUTANT_INTEROP_CODES ||
+	       iw_mut_is_out(m);
 }
 
 static bool in_mutant(enum iw_mutant m)
 {
-	return m == IW_MUTANT_DELIVER_AFTER_ERROR || m == IW_MUTANT_IGNORE_BOUNDS;
+	return m == IW_MUTANT_DELIVER_AFTER_ERROR || m == IW_MUTANT_IGNORE_BOUNDS || iw_mut_is_in(m);
 }
 
 void iw_fault_conn_free(iw_fault_conn *f)
@@ -219,6 +311,8 @@ static bool reframe_emit(iw_reframe *r, const uint8_t *u, size_t n, const iw_fpd
  * word after the 18-octet untagged header is Layer|EType, ECode, flags). */
 static bool rewrite_out(iw_fault_conn *f, uint8_t *u, size_t n)
 {
+	if (iw_mut_is_out(f->mutant))
+		return iw_mut_rewrite_out(f, u, &n);
 	bool term = n >= IW_DDP_UNTAGGED_HDR_LEN + 4 && !(u[0] & 0x80) && (u[1] & 0x0F) == IW_OP_TERMINATE;
 	if (!term)
 		return true;
@@ -248,6 +342,8 @@ static bool rewrite_out(iw_fault_conn *f, uint8_t *u, size_t n)
  * running past the reflector's buffer is cut to what fits (ignore-bounds). */
 static bool rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 {
+	if (iw_mut_is_in(f->mutant))
+		return iw_mut_rewrite_in(f, u, n);
 	if (f->mutant != IW_MUTANT_IGNORE_BOUNDS || *n < IW_DDP_TAGGED_HDR_LEN || !(u[0] & 0x80) ||
 	    (u[1] & 0x0F) != IW_OP_WRITE)
 		return true;
@@ -278,6 +374,7 @@ static void reframe_input(iw_fault_conn *f, const uint8_t *data, size_t len)
 		enum iw_rx_status st = iw_mpa_rx_push(&r->dec, data, len, &used, &r->fp, &v);
 		data += used;
 		len -= used;
+		size_t from = r->out_len;
 		if (st == IW_RX_FPDU) {
 			size_t n = r->fp.ulpdu_length;
 			memcpy(r->ulpdu, r->fp.ulpdu, n);
@@ -286,7 +383,7 @@ static void reframe_input(iw_fault_conn *f, const uint8_t *data, size_t len)
 		} else if (st == IW_RX_ERROR) {
 			/* deliver-after-error hands the first bad FPDU on as if it were valid, so it and what
 			 * follows are delivered; any later one reaches the model as a CRC error. */
-			bool pass = f->mutant == IW_MUTANT_DELIVER_AFTER_ERROR && !f->dropped_once;
+			bool pass = (f->mutant == IW_MUTANT_DELIVER_AFTER_ERROR && !f->dropped_once) || iw_mut_pass_bad(f, &v);
 			iw_fpdu_mods bad;
 			memset(&bad, 0, sizeof bad);
 			bad.crc_xor = pass ? 0 : 1;
@@ -297,8 +394,32 @@ static void reframe_input(iw_fault_conn *f, const uint8_t *data, size_t len)
 		} else {
 			break;
 		}
+		/* The model takes each FPDU here, before the next one is rewritten. The octets stay in
+		 * r->out until the server has drained the model's events, which may point into them. */
+		if (f->direct_feed)
+			iw_mut_fed(f, r->out + from, r->out_len - from);
 	}
 	f->in_len = r->out_len;
+}
+
+/* Frames one of our ULPDUs into r->out as the output mutant wants; false when it does not fit. */
+static bool reframe_emit_out(iw_fault_conn *f, iw_reframe *r, const uint8_t *u, size_t n)
+{
+	if (r->out_off && r->out_off == r->out_len)
+		r->out_off = r->out_len = 0;
+	size_t need = iw_mut_out_size(&r->enc, n);
+	if (r->out_len + need > r->out_cap) {
+		memmove(r->out, r->out + r->out_off, r->out_len - r->out_off);
+		r->out_len -= r->out_off;
+		r->out_off = 0;
+		if (r->out_len + need > r->out_cap)
+			return false;
+	}
+	size_t w = 0;
+	if (iw_mut_out_frame(f, &r->enc, u, n, r->out + r->out_len, r->out_cap - r->out_len, &w) != IW_OK)
+		return false;
+	r->out_len += w;
+	return true;
 }
 
 /* Model output through the output re-framer into tx. */
@@ -328,7 +449,7 @@ static void reframe_output(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx)
 			size_t n = r->fp.ulpdu_length;
 			memcpy(r->ulpdu, r->fp.ulpdu, n);
 			if (rewrite_out(f, r->ulpdu, n))
-				(void)reframe_emit(r, r->ulpdu, n, NULL);
+				(void)reframe_emit_out(f, r, r->ulpdu, n);
 		} else if (st == IW_RX_ERROR || used == 0) {
 			return;
 		}
@@ -360,10 +481,10 @@ static void track(iw_fault_conn *f, const uint8_t *data, size_t len, uint64_t po
 			f->trk_len = (uint16_t)(f->trk_len_hi << 8 | o);
 			f->trk_total = 2u + f->trk_len + iw_mpa_pad_len(f->trk_len) + IW_MPA_CRC_LEN;
 			if (f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU && f->trk_len < IW_DDP_TAGGED_HDR_LEN)
-				abort();
+				f->crash_armed = true;
 		} else if (k == 2 && f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU && !(o & IW_DDP_T) &&
 			   f->trk_len < IW_DDP_UNTAGGED_HDR_LEN) {
-			abort();
+			f->crash_armed = true;
 		}
 		if (k >= 1 && f->trk_in_fpdu == f->trk_total)
 			f->trk_in_fpdu = 0;
@@ -376,9 +497,30 @@ static void track(iw_fault_conn *f, const uint8_t *data, size_t len, uint64_t po
 	}
 }
 
+static bool frame_known(iw_fault_conn *f, iw_conn *model);
+
+size_t iw_fault_input_limit(const iw_fault_conn *f, size_t n)
+{
+	bool robust = f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU || f->mutant == IW_MUTANT_HANG_PARTIAL_HEADER;
+	if (!(in_mutant(f->mutant) || robust) || !f->profile->startup_frames)
+		return n;
+	uint64_t end = IW_MPA_FRAME_HDR_LEN;
+	if (f->in_pos >= IW_MPA_FRAME_HDR_LEN)
+		end += (uint64_t)f->in_hdr[18] << 8 | f->in_hdr[19];
+	if (f->in_pos >= end)
+		return n;
+	return end - f->in_pos < n ? (size_t)(end - f->in_pos) : n;
+}
+
 void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len)
 {
 	uint64_t pos0 = f->in_pos;
+	if (f->direct_feed) {
+		f->direct_feed = false;
+		f->feed_model = true;
+	}
+	if (f->model && iw_conn_state(f->model) == IW_CS_FAILED)
+		f->model_failed = true;
 	if (f->hang_armed)
 		f->feed_model = false;
 	const uint8_t *key = (const uint8_t *)(f->role == IW_ROLE_RESPONDER ? IW_MPA_KEY_REQ : IW_MPA_KEY_REP);
@@ -391,39 +533,35 @@ void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len)
 			data[i] = key[p];
 		if (f->mutant == IW_MUTANT_IGNORE_M && p == 16)
 			data[i] &= (uint8_t)~IW_MPA_FLAG_M;
+		data[i] = iw_mut_hdr_in(f, p, data[i]);
 	}
 	uint64_t before = f->in_pos;
 	f->in_pos += len;
 	f->in_rewritten = false;
+	iw_mut_clamp_pd(f, data, len, before);
 	if (f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU || f->mutant == IW_MUTANT_HANG_PARTIAL_HEADER)
 		track(f, data, len, pos0);
+	if (f->crash_armed)
+		f->feed_model = false;  /* it is about to die, not to answer */
 	if (len == 0)
 		return;
-	if (in_mutant(f->mutant) && f->out_hdr_known) {
-		/* The peer's FPDUs start after its startup frame (20 + PD_Length octets). */
-		size_t frame = f->profile->startup_frames ? IW_MPA_FRAME_HDR_LEN + ((size_t)f->in_hdr[18] << 8 | f->in_hdr[19]) : 0;
-		if (f->in_pos > frame) {
-			size_t skip = before < frame ? (size_t)(frame - before) : 0;
-			if (!f->rf_in) {
-				bool markers = f->profile->markers_always || (f->out_hdr[16] & IW_MPA_FLAG_M);
-				bool crc = f->profile->crc_always || (f->in_hdr[16] & IW_MPA_FLAG_C) ||
-					   (f->out_hdr[16] & IW_MPA_FLAG_C);
-				f->rf_in = reframe_new(f->profile, markers, crc);
-			}
-			if (f->rf_in && skip == 0) {
-				reframe_input(f, data, len);
-			} else if (f->rf_in) {
-				/* The frame's tail and the first FPDU octets in one chunk: the frame part as it
-				 * is, then the FPDUs through the re-framer, both in the re-framer's buffer. */
-				iw_reframe *r = f->rf_in;
-				reframe_input(f, data + skip, len - skip);
-				if (r->out_len + skip <= r->out_cap) {
-					memmove(r->out + skip, r->out, r->out_len);
-					memcpy(r->out, data, skip);
-					r->out_len += skip;
-					f->in_len = r->out_len;
-				}
-			}
+	/* The peer's FPDUs start after its startup frame (20 + PD_Length octets), and a chunk never
+	 * straddles the frame's end (iw_fault_input_limit). Our frame, which says whether the peer
+	 * sends markers, is the model's answer to the peer's: it is known by now when there is one. */
+	size_t frame = f->profile->startup_frames ? IW_MPA_FRAME_HDR_LEN + ((size_t)f->in_hdr[18] << 8 | f->in_hdr[19]) : 0;
+	if (in_mutant(f->mutant) && before >= frame && (f->out_hdr_known || (f->model && frame_known(f, f->model)))) {
+		if (!f->rf_in) {
+			bool markers = f->profile->markers_always || (f->out_hdr[16] & IW_MPA_FLAG_M);
+			bool crc = f->profile->crc_always || (f->in_hdr[16] & IW_MPA_FLAG_C) || (f->out_hdr[16] & IW_MPA_FLAG_C);
+			f->rf_in = reframe_new(f->profile, markers, crc);
+		}
+		if (f->rf_in) {
+			/* FPDU by FPDU: a mutant that looks at the data sink (next MSN, registered
+			 * buffers) sees it as the FPDUs before left it, however many came in one read. */
+			f->direct_feed = f->model != NULL;
+			reframe_input(f, data, len);
+			if (f->direct_feed)
+				f->feed_model = false;  /* the fault stage fed the model */
 		}
 	}
 	if (f->hostile == IW_HOSTILE_GARBAGE)
@@ -455,6 +593,7 @@ static void mutated_hdr(const iw_fault_conn *f, uint8_t h[IW_MPA_FRAME_HDR_LEN])
 	default:
 		break;
 	}
+	iw_mut_hdr_out(f, h);
 }
 
 /* Moves up to max model octets into tx, applying the mutant to our frame header. */
@@ -637,22 +776,37 @@ int64_t iw_fault_pump(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx, int64_t no
 	 * header can be rewritten as one. */
 	if (f->profile->startup_frames && !frame_known(f, model))
 		return -1;
+	int64_t wake = iw_mut_pump(f, model, now_ms);
 	if (out_mutant(f->mutant)) {
 		/* Our frame goes out as it is; the FPDUs after it through the re-framer. */
 		if (f->out_pos < f->out_frame_len)
 			move(f, model, tx, f->out_frame_len - (size_t)f->out_pos);
 		iw_conn_params prm;
 		iw_conn_params_get(model, &prm);
-		if (f->out_pos >= f->out_frame_len && iw_conn_state(model) != IW_CS_STARTUP && !f->rf_out)
+		if (f->out_pos >= f->out_frame_len && iw_conn_state(model) != IW_CS_STARTUP && !f->rf_out) {
 			f->rf_out = reframe_new(f->profile, prm.markers_tx, prm.crc);
+			if (f->rf_out)
+				iw_mut_out_init(f, &f->rf_out->enc);
+		}
 		if (f->rf_out && f->out_pos >= f->out_frame_len)
 			reframe_output(f, model, tx);
-		return -1;
+		return wake;
+	}
+	/* early-fpdu: right behind an accepting Reply, before anything else of the model's, whatever
+	 * the model made of what the peer sent after its Request (in the same read or later). */
+	if (f->mutant == IW_MUTANT_EARLY_FPDU && !f->early_sent && f->role == IW_ROLE_RESPONDER &&
+	    f->profile->startup_frames) {
+		if (f->out_pos < f->out_frame_len)
+			move(f, model, tx, f->out_frame_len - (size_t)f->out_pos);
+		if (f->out_pos < f->out_frame_len)
+			return wake;
+		if (f->out_hdr[16] & IW_MPA_FLAG_R)
+			f->early_sent = true;   /* a rejecting Reply: no full operation to break */
+		else
+			inject_early_fpdu(f, tx);
+		if (!f->early_sent)
+			return wake;            /* no room yet: the next pump */
 	}
 	move(f, model, tx, SIZE_MAX);
-	if (f->mutant == IW_MUTANT_EARLY_FPDU && !f->early_sent && f->role == IW_ROLE_RESPONDER &&
-	    f->profile->startup_frames && f->out_pos >= f->out_frame_len &&
-	    iw_conn_state(model) == IW_CS_AWAIT_FIRST_FPDU)
-		inject_early_fpdu(f, tx);
-	return -1;
+	return wake;
 }

@@ -56,6 +56,40 @@ enum iw_mutant {
 	/* Robustness mutants (the network fuzzer's targets, docs/fuzzing-network.md). */
 	IW_MUTANT_CRASH_SHORT_ULPDU,    /* abort()s: run it as a process (exec:'iwspec serve ...') */
 	IW_MUTANT_HANG_PARTIAL_HEADER,  /* stops reading and never closes */
+	/* The mutant zoo (ref_mutants.c): one requirement each, every family of the catalog. */
+	IW_MUTANT_IGNORE_C,
+	IW_MUTANT_NO_STARTUP_TIMEOUT,
+	IW_MUTANT_REPLY_EARLY,
+	IW_MUTANT_ACCEPT_BAD_REV,
+	IW_MUTANT_ACCEPT_OVERSIZED_PD,
+	IW_MUTANT_IGNORE_REJECT,
+	IW_MUTANT_REQUEST_REPLY_KEY,
+	IW_MUTANT_PAD_NONZERO,
+	IW_MUTANT_PAD_WRONG_LENGTH,
+	IW_MUTANT_CRC_BIG_ENDIAN,
+	IW_MUTANT_CRC_UNCHECKED,
+	IW_MUTANT_MARKER_WRONG_FPDUPTR,
+	IW_MUTANT_MARKER_FIRST_MISSING,
+	IW_MUTANT_MARKER_DRIFT,
+	IW_MUTANT_MARKERS_UNREQUESTED,
+	IW_MUTANT_MARKER_RESERVED_SET,
+	IW_MUTANT_CRC_SKIPS_LEADING_MARKER,
+	IW_MUTANT_BOUNDS_OFF_BY_ONE,
+	IW_MUTANT_TO_WRAP_UNCHECKED,
+	IW_MUTANT_ACCEPT_FOREIGN_STAG,
+	IW_MUTANT_MSN_START_0,
+	IW_MUTANT_MO_UNCHECKED,
+	IW_MUTANT_L_ON_MIDDLE,
+	IW_MUTANT_QN_UNCHECKED,
+	IW_MUTANT_DELIVER_OUT_OF_ORDER,
+	IW_MUTANT_ZERO_LENGTH_WRITE_CHECKED,
+	IW_MUTANT_READ_OUT_OF_BOUNDS,
+	IW_MUTANT_UNKNOWN_OPCODE_IGNORED,
+	IW_MUTANT_TERM_WRONG_LAYER,
+	IW_MUTANT_SEND_INV_UNCHECKED,
+	IW_MUTANT_RDMAP_VERSION_UNCHECKED,
+	IW_MUTANT_PLACE_AFTER_ERROR,
+	IW_MUTANT_NEVER_CLOSE,
 	IW_MUTANT_COUNT
 };
 
@@ -63,6 +97,13 @@ typedef struct iw_fault_info {
 	const char *name;       /* the CLI and configuration spelling */
 	const char *req;        /* mutants: the requirement broken; hostile modes: NULL */
 	const char *desc;
+	/* Mutants only (NULL for hostile modes and "none"). */
+	const char *family;     /* startup, framing, markers, ddp, rdmap, errors, robustness */
+	const char *applies;    /* where the mutant can show, space-separated (NULL: every profile
+				 * and role, default framing): "responder" or "initiator" (the cases
+				 * of that role), "markers" (run with markers both ways), "crc-off"
+				 * (a DUT with a no-CRC mode), "exec" (a process DUT: it crashes),
+				 * "profile:NAME" (only these profiles; repeatable) */
 } iw_fault_info;
 
 /* Table rows, index = enum value (NONE is row 0, name "none"). */
@@ -144,6 +185,27 @@ typedef struct iw_fault_conn {
 	uint16_t trk_len;
 	uint8_t trk_len_hi;
 	bool hang_armed;            /* hang-partial-header: the model gets nothing more */
+	bool crash_armed;           /* crash-short-ulpdu: abort() once what is queued has gone out
+				     * (the server checks it), so the Reply precedes the crash
+				     * however the reads were cut */
+
+	/* The mutant zoo (ref_mutants.c). The server points model at the connection's model before
+	 * each iw_fault_input (some mutants look at its sink, or feed it FPDU by FPDU). */
+	iw_conn *model;
+	bool no_startup_timeout;    /* the server's startup timeout is off */
+	bool direct_feed;           /* this chunk's FPDUs go to the model from the fault stage */
+	void (*after_feed)(void *arg);  /* the server's event drain, called after each such FPDU (a
+					 * Send event's data lasts only until the next input) */
+	void *after_feed_arg;
+	bool model_failed;          /* the model has found an error (seen by the fault stage) */
+	uint64_t quiet_in_pos;      /* place-after-error: peer octets seen at quiet_since_ms */
+	int64_t quiet_since_ms;
+	uint32_t pd_keep;           /* PD octets kept of the peer's frame (PD clamping mutants) */
+	uint8_t clamp_buf[16384 + 32];  /* the peer's chunk with private data removed */
+	uint32_t msn_next;          /* deliver-out-of-order: the next MSN handed out */
+	uint32_t msn_from[16], msn_to[16];
+	unsigned msn_n;
+	bool out_tagged_cont;       /* l-on-middle: the last tagged segment sent was not the last */
 } iw_fault_conn;
 
 /* Frees what a connection's fault state allocated (the re-framers). */
@@ -152,8 +214,14 @@ void iw_fault_conn_free(iw_fault_conn *f);
 void iw_fault_conn_init(iw_fault_conn *f, enum iw_hostile h, enum iw_mutant m, const iw_profile *p,
 			enum iw_role role, uint64_t seed);
 
+/* How many of the next n octets the peer sent the next iw_fault_input may take. A mutant that
+ * re-frames the peer's FPDUs must see the peer's startup frame end before any FPDU octet (the
+ * model's answer to the frame says how the FPDUs are framed), so its chunks stop at the
+ * frame's end: what it does then does not depend on how TCP cut the stream. */
+size_t iw_fault_input_limit(const iw_fault_conn *f, size_t n);
+
 /* Rewrites the peer's chunk in place (mutants that lie to the model). After it, f->feed_model
- * tells whether the model gets the chunk. */
+ * tells whether the model gets the chunk (else the fault stage may have fed it itself). */
 void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len);
 
 /* Moves what may go out now from the model into tx (rewritten, delayed, replaced or extended

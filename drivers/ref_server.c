@@ -35,6 +35,7 @@ typedef struct rconn {
 	bool auto_dial;             /* opened by the options' host:port (reconnects) */
 	iw_conn *model;
 	iw_fault_conn fault;
+	struct iw_ref_server *srv;  /* for the fault stage's after-feed callback */
 	iw_txbuf tx;
 	uint32_t stag;              /* this connection's STag for the shared reflector buffer */
 	iw_ref_options o;           /* the per-connection options it was opened with */
@@ -319,6 +320,8 @@ static int model_new(iw_ref_server *s, rconn *c, iw_err *e)
 	return iw_conn_start(c->model, e);
 }
 
+static void after_feed(void *arg);
+
 static rconn *conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, iw_err *e)
 {
 	rconn *c = calloc(1, sizeof *c);
@@ -349,6 +352,9 @@ static rconn *conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, 
 	}
 	iw_fault_conn_init(&c->fault, c->o.hostile, c->o.mutant, c->o.profile, c->o.role,
 			   (uint64_t)now * 0x9E3779B97F4A7C15ull ^ c->id);
+	c->srv = s;
+	c->fault.after_feed = after_feed;
+	c->fault.after_feed_arg = c;
 	c->next = s->conns;
 	s->conns = c;
 	pthread_mutex_lock(&s->mu);
@@ -400,6 +406,13 @@ static void feed(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n)
 	(void)iw_conn_input(c->model, data, n);
 }
 
+/* The fault stage fed the model one FPDU itself: its events now, while their data is valid. */
+static void after_feed(void *arg)
+{
+	rconn *c = arg;
+	drain_events(c->srv, c);
+}
+
 static void conn_opened(iw_ref_server *s, rconn *c, int64_t now)
 {
 	c->st = RC_OPEN;
@@ -441,6 +454,17 @@ static bool flush(iw_ref_server *s, rconn *c, int64_t now)
 	return true;
 }
 
+static bool want_read(rconn *c);
+
+/* Octets we are about to read wait in the socket. A thread that was not scheduled for a while
+ * (a loaded machine) may find a deadline passed with the peer's octets already there: it reads
+ * them first. */
+static bool unread_input(rconn *c)
+{
+	uint8_t o;
+	return want_read(c) && recv(c->fd, &o, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
 /* Runs the model-to-socket path and the timeouts. False when the connection must be freed. */
 static bool conn_step(iw_ref_server *s, rconn *c, int64_t now)
 {
@@ -459,6 +483,10 @@ static bool conn_step(iw_ref_server *s, rconn *c, int64_t now)
 			return false;
 		if (pumped == before || c->tx.len)
 			break;
+	}
+	if (f->crash_armed && c->tx.len == 0) {
+		logf_(s, c, "mutant crash-short-ulpdu: abort()");
+		abort();
 	}
 	if (f->reset_when_flushed && c->tx.len == 0) {
 		logf_(s, c, "hostile: reset mid-frame");
@@ -482,8 +510,8 @@ static bool conn_step(iw_ref_server *s, rconn *c, int64_t now)
 			return !c->peer_eof;
 		}
 		/* MPA-6.1-R10a: the peer's whole startup frame within the startup timeout. */
-		if (f->feed_model && iw_conn_state(c->model) == IW_CS_STARTUP &&
-		    now - c->opened_ms >= s->o.startup_timeout_ms) {
+		if (f->feed_model && !f->no_startup_timeout && iw_conn_state(c->model) == IW_CS_STARTUP &&
+		    now - c->opened_ms >= s->o.startup_timeout_ms && !unread_input(c)) {
 			stat_add(s, &s->stats.startup_timeouts);
 			begin_close(s, c, now, "startup timeout (MPA-6.1-R10a)");
 			return true;
@@ -491,14 +519,12 @@ static bool conn_step(iw_ref_server *s, rconn *c, int64_t now)
 	}
 	int64_t last = f->idle_input_only ? c->last_in_ms
 					  : (c->last_in_ms > c->last_out_ms ? c->last_in_ms : c->last_out_ms);
-	if (now - last >= s->o.idle_timeout_ms) {
+	if (now - last >= s->o.idle_timeout_ms && !unread_input(c)) {
 		stat_add(s, &s->stats.idle_timeouts);
 		begin_close(s, c, now, "idle timeout");
 	}
 	return true;
 }
-
-static bool want_read(rconn *c);
 
 static bool conn_readable(iw_ref_server *s, rconn *c, int64_t now)
 {
@@ -524,13 +550,20 @@ static bool conn_readable(iw_ref_server *s, rconn *c, int64_t now)
 		c->last_in_ms = now;
 		if (c->st != RC_OPEN)
 			return true; /* draining: discarded */
-		iw_fault_input(&c->fault, s->rbuf, (size_t)n);
-		if (c->fault.feed_model) {
-			/* A message-level mutant may have re-framed the peer's octets. */
-			if (c->fault.in_rewritten)
-				feed(s, c, c->fault.in_buf, c->fault.in_len);
-			else
-				feed(s, c, s->rbuf, (size_t)n);
+		for (size_t off = 0; off < (size_t)n && c->st == RC_OPEN;) {
+			uint8_t *chunk = s->rbuf + off;
+			size_t len = iw_fault_input_limit(&c->fault, (size_t)n - off);
+			off += len;
+			c->fault.model = c->model;
+			iw_fault_input(&c->fault, chunk, len);
+			if (c->fault.feed_model) {
+				/* A message-level mutant may have re-framed the peer's octets. */
+				if (c->fault.in_rewritten)
+					feed(s, c, c->fault.in_buf, c->fault.in_len);
+				else
+					feed(s, c, chunk, len);
+			}
+			/* Also when the fault stage fed the model itself. */
 			drain_events(s, c);
 		}
 		if ((size_t)n == sizeof s->rbuf || !want_read(c))

@@ -14,9 +14,9 @@
  *
  * The reflector (design.md "The DUT contract", requirements.md REFLECTOR) echoes every
  * delivered Send as a Send with the same payload, serves RDMA Read Requests and accepts RDMA
- * Writes on its tagged buffer (STag 0x1000, TO 0, 64 KiB), refuses a Request whose private
- * data is "REJECTME", and, when asked, greets: its first Send advertises the buffer as
- * STag (4) | TO (8) | length (4), big-endian.
+ * Writes on its tagged buffer (TO 0, 64 KiB; STag 0x1000 + 0x100 per connection), refuses a
+ * Request whose private data is "REJECTME", and, when asked, greets: its first Send advertises
+ * the buffer as STag (4) | TO (8) | length (4), big-endian.
  *
  * Roles: a responder listens (host:port, port 0 = ephemeral) and accepts; an initiator
  * connects out, to host:port given in the options (reconnecting 100 ms after each
@@ -54,7 +54,7 @@ typedef struct iw_ref_options {
 	bool markers;               /* M=1: wants markers on what it receives */
 	bool crc_off;               /* administrator no-CRC mode: sends C=0, CRC off if the peer agrees */
 	bool reject;                /* answers every Request with R=1 */
-	bool reflector;             /* echoes Sends; STag 0x1000 (64 KiB at TO 0) open to remote read and write */
+	bool reflector;             /* echoes Sends; 64 KiB at TO 0 open to remote read and write (one STag a connection) */
 	bool greeting;              /* reflector: a greeting Send as soon as full operation is reached
 				     * (a responder's waits for the peer's first FPDU, rule 4) */
 	bool reject_pd;             /* reflector: a Request carrying the private data "REJECTME" gets

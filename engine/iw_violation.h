@@ -42,7 +42,8 @@ iw_violation *iw_viol_add(iw_viol_list *l, const char *req, enum iw_viol_kind ki
 #endif
 	;
 
-/* "LLP/MPA/0x02 (MPA CRC error)" and the like, for messages and reports. */
+/* "LLP/MPA/0x02 (MPA CRC error)" and the like, for messages and reports. The text is in a
+ * per-thread buffer that the next call overwrites: copy it before calling again. */
 const char *iw_error_name(int layer, int etype, int ecode);
 
 #endif

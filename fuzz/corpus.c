@@ -20,6 +20,7 @@
 #include "iw_proto.h"
 #include "mpa_fpdu.h"
 #include "mpa_frame.h"
+#include "pcap_write.h"
 #include "rdmap.h"
 
 /* ---- a growing octet buffer ---- */
@@ -847,6 +848,95 @@ static void seeds_dut_config(out *o)
 	free(s.b);
 }
 
+/* Captures the pcap writer makes (reports/pcap_write.h): a startup and an FPDU over Ethernet
+ * and raw IPv4, cut into small segments, ended by FIN or RST, two connections at once, and one
+ * cut short inside its last record. */
+static void seeds_pcap(out *o)
+{
+	const iw_profile *p = iw_profile_get(IW_PROFILE_RFC5044);
+	uint8_t req[IW_MPA_FRAME_HDR_LEN], rep[IW_MPA_FRAME_HDR_LEN], fp[256], u[128];
+	iw_mpa_frame f;
+	size_t n;
+	iw_mpa_frame_init(&f, p, IW_MPA_REQUEST);
+	if (iw_mpa_frame_encode(&f, req, sizeof req, &n, NULL) != IW_OK)
+		return;
+	iw_mpa_frame_init(&f, p, IW_MPA_REPLY);
+	if (iw_mpa_frame_encode(&f, rep, sizeof rep, &n, NULL) != IW_OK)
+		return;
+	static const uint8_t hello[] = "hello, reflector";
+	size_t un = ulpdu(p, IW_OP_SEND, true, 1, 0, 0, hello, sizeof hello - 1, u);
+	iw_mpa_tx tx;
+	iw_mpa_tx_init(&tx, p, false, true);
+	size_t fn = 0;
+	if (iw_mpa_tx_fpdu(&tx, u, un, NULL, 0, NULL, fp, sizeof fp, &fn, NULL) != IW_OK)
+		return;
+	static const struct {
+		const char *name;
+		enum iw_pcap_link link;
+		uint16_t mss;
+		bool rst, two, cut;
+	} shapes[] = {
+		{"ethernet", IW_PCAP_LINK_ETHERNET, 0, false, false, false},
+		{"raw-small-mss", IW_PCAP_LINK_RAW, 7, false, false, false},
+		{"rst", IW_PCAP_LINK_ETHERNET, 0, true, false, false},
+		{"two-connections", IW_PCAP_LINK_ETHERNET, 16, false, true, false},
+		{"cut-last-record", IW_PCAP_LINK_RAW, 0, false, false, true},
+	};
+	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+		iw_pcap_writer *w = iw_pcap_writer_new(shapes[k].link, NULL);
+		if (!w)
+			return;
+		iw_pcap_tcp *t[2] = {NULL, NULL};
+		for (int c = 0; c < (shapes[k].two ? 2 : 1); c++) {
+			iw_pcap_tcp_params prm;
+			iw_pcap_tcp_params_default(&prm);
+			prm.mss = shapes[k].mss;
+			prm.client_port = (uint16_t)(prm.client_port + c);
+			t[c] = iw_pcap_tcp_open(w, &prm, NULL);
+		}
+		for (int c = 0; c < 2 && t[c]; c++) {
+			(void)iw_pcap_tcp_data(t[c], IW_PCAP_C2S, req, sizeof req, NULL);
+			(void)iw_pcap_tcp_data(t[c], IW_PCAP_S2C, rep, sizeof rep, NULL);
+			(void)iw_pcap_tcp_data(t[c], IW_PCAP_C2S, fp, fn, NULL);
+			if (shapes[k].rst) {
+				(void)iw_pcap_tcp_rst(t[c], IW_PCAP_S2C, NULL);
+			} else {
+				(void)iw_pcap_tcp_fin(t[c], IW_PCAP_C2S, NULL);
+				(void)iw_pcap_tcp_fin(t[c], IW_PCAP_S2C, NULL);
+			}
+		}
+		uint8_t *img = NULL;
+		size_t len = 0;
+		if (iw_pcap_writer_take(w, &img, &len, NULL) != 0)
+			continue;
+		sb s = { img, shapes[k].cut && len > 10 ? len - 10 : len, len };
+		put(o, shapes[k].name, &s);
+		free(img);
+	}
+}
+
+/* Baselines as `iwspec run --write-expect` writes them, and by hand. */
+static void seeds_baseline(out *o)
+{
+	static const char *const texts[] = {
+		"# iwspec baseline\nmpa.startup.resp.happy-path PASS\nmpa.startup.resp.key-octet-00@rfc5044 FAIL : "
+		"[MPA-6.1-R5] the DUT accepted a wrong key\nddp.tagged.to-wrap@rfc6581 SKIP : needs reflector\n",
+		"mpa.startup.resp.request-timeout INFO\nmpa.markers.dut-first-marker WARN : [MPA-5.1-06] late\n"
+		"rdmap.read.bounds ERROR : harness\n",
+		"mpa.x maybe\n",
+		"mpa.a PASS\nmpa.a PASS\n",
+	};
+	sb s = { 0 };
+	for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+		s.n = 0;
+		sb_str(&s, texts[k]);
+		char name[32];
+		snprintf(name, sizeof name, "baseline-%zu", k);
+		put(o, name, &s);
+	}
+	free(s.b);
+}
+
 /* .iwt files under dir, recursively, in name order. */
 static void seeds_cases_dir(out *o, const char *dir, int depth)
 {
@@ -922,6 +1012,10 @@ int iw_fuzz_seeds(const char *target, const char *cases_dir, iw_fuzz_emit_fn emi
 		seeds_markers(&o);
 	else if (!strcmp(target, "diff_crc32c"))
 		seeds_crc(&o);
+	else if (!strcmp(target, "pcap_read"))
+		seeds_pcap(&o);
+	else if (!strcmp(target, "baseline"))
+		seeds_baseline(&o);
 	else
 		return -1;
 	return o.n;

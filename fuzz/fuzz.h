@@ -37,7 +37,9 @@
 	X(diff_cuts)        \
 	X(diff_roundtrip)   \
 	X(diff_markers)     \
-	X(diff_crc32c)
+	X(diff_crc32c)      \
+	X(pcap_read)        \
+	X(baseline)
 
 #define IW_FUZZ_DECL(name) int iw_fuzz_##name(const uint8_t *data, size_t size);
 IW_FUZZ_TARGETS(IW_FUZZ_DECL)

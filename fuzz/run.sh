@@ -3,7 +3,7 @@
 #
 #   run.sh probe CC    exit 0 when CC builds and runs a libFuzzer program, else say why and exit 1
 #   run.sh corpus      regenerate the seed corpora in build-fuzz/seeds/
-#   run.sh smoke       every target for FUZZ_SMOKE_TIME seconds (default 10); fails on any crash
+#   run.sh smoke       every target for FUZZ_SMOKE_TIME seconds (default 5); fails on any crash
 #   run.sh long        every target (or FUZZ_TARGET) for FUZZ_TIME seconds (default 600)
 #   run.sh bench       exec/s of every target over FUZZ_BENCH_TIME seconds (default 2), one line each
 #
@@ -124,7 +124,7 @@ bench() {
 case "${1:-}" in
 probe) probe "${2:-clang}" ;;
 corpus) corpus ;;
-smoke) corpus && run "${FUZZ_SMOKE_TIME:-10}" fuzz-smoke ;;
+smoke) corpus && run "${FUZZ_SMOKE_TIME:-5}" fuzz-smoke ;;
 long) run "${FUZZ_TIME:-600}" fuzz ;;
 bench) bench ;;
 *) echo "usage: fuzz/run.sh probe CC | corpus | smoke | long | bench" >&2; exit 2 ;;

@@ -89,7 +89,8 @@ static int parse_line(iw_baseline *b, const char *p, const char *end, int line, 
 				       line, (int)(end - p), p);
 		p = skip_ws(p + 1, end);
 		snprintf(x.note, sizeof x.note, "%.*s", (int)(end - p), p);
-		if (*p == '[') {
+		/* "VERDICT:" with nothing after it leaves p at end: no reason, nothing to read. */
+		if (p < end && *p == '[') {
 			const char *close = memchr(p, ']', (size_t)(end - p));
 			if (!close || close - p - 1 <= 0 || (size_t)(close - p - 1) >= sizeof x.req)
 				return iw_errf(e, IW_EINVAL, "%s:%d: a pinned requirement is written [REQ-ID]", b->name, line);

@@ -188,7 +188,10 @@ void iw_console_summary(FILE *f, const iw_run *run, const char *report_dir)
 		fputs(", ", f);
 		put_safe(f, FIELD(run->framing));
 	}
-	fprintf(f, ", seed %llu\n", (unsigned long long)run->seed);
+	fprintf(f, ", seed %llu", (unsigned long long)run->seed);
+	if (run->jobs > 1)
+		fprintf(f, ", %d cases at a time", run->jobs);
+	fputc('\n', f);
 	if (run->end_unix_ms > run->start_unix_ms && run->start_unix_ms > 0)
 		fprintf(f, "  %zu cases in %.3f s%s\n", run->ncases,
 			(double)(run->end_unix_ms - run->start_unix_ms) / 1000.0,

@@ -380,6 +380,8 @@ static void section_provenance(hctx *h)
 	snprintf(buf, sizeof buf, "%llu (each case's random choices derive from it and the case id)",
 		 (unsigned long long)run->seed);
 	kv(h, "seed", buf, strlen(buf), false);
+	snprintf(buf, sizeof buf, "%d", run->jobs > 0 ? run->jobs : 1);
+	kv(h, "cases at a time", buf, strlen(buf), false);
 	if (run->selection[0])
 		kv(h, "case selection", FIELD(run->selection), false);
 	if (run->vectors_sha256[0]) {

@@ -233,6 +233,7 @@ static json_t *run_json(jctx *c, const iw_run *run)
 	char seed[32];
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)run->seed);
 	put(c, o, "seed", jchk(c, json_string(seed)));
+	put(c, o, "jobs", jchk(c, json_integer(run->jobs > 0 ? run->jobs : 1)));
 	put(c, o, "start", jtime(c, run->start_unix_ms));
 	put(c, o, "end", jtime(c, run->end_unix_ms));
 	put(c, o, "complete", json_boolean(run->complete));

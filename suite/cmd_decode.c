@@ -55,7 +55,7 @@ static void usage(FILE *f)
 		"  --crc           CRCs are checked (default)\n"
 		"  --no-crc        CRCs were agreed off: the field is present but not checked\n"
 		"  --start OFFSET  stream offset of the first FPDU octet from SeqStart (default 0);\n"
-		"                  decimal or 0x hex; places the markers\n"
+		"                  decimal or 0x hex, a multiple of 4 (FPDUs start there); places the markers\n"
 		"  --json          print one JSON document instead of text\n"
 		"  --hex HEX       the stream as hex digits (spaces and colons allowed)\n"
 		"  FILE | -        the stream as raw octets from a file or standard input\n"

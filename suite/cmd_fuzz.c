@@ -21,13 +21,13 @@
 
 static void usage(FILE *f)
 {
-	char names[160], mutants[300];
+	char names[160];
 	iw_profile_names(names, sizeof names);
-	iw_mutant_names(mutants, sizeof mutants);
 	fprintf(f,
 		"usage: iwspec fuzz [--dut DUT] [--dut-config FILE] [--profile P] [--role ROLE] [--mutant NAME]\n"
 		"                   [--seed S] (--runs N | --time T) [--out DIR] [--timeout D]\n"
-		"                   [--max-findings N] [--no-minimize] [--progress|--no-progress] [--quiet]\n"
+		"                   [--max-findings N] [--no-minimize] [--first-run R] [--progress|--no-progress]\n"
+		"                   [--quiet]\n"
 		"       iwspec fuzz --bench [--time T]\n"
 		"\n"
 		"Drives a DUT over TCP with randomized, structure-aware sequences (startup frames with mutated\n"
@@ -40,9 +40,9 @@ static void usage(FILE *f)
 		"  --dut-config FILE  the DUT's declaration (docs/dut-config.md)\n"
 		"  --profile P        %s\n"
 		"  --role ROLE        the DUT's role: responder (default) or initiator\n"
-		"  --mutant NAME      the built-in DUT with an injected fault: %s\n"
-		"                     (crash mutants run as exec:'iwspec serve --mutant NAME', so a crash is a\n"
-		"                     process crash)\n"
+		"  --mutant NAME      the built-in DUT with an injected fault (iwspec mutants --list names\n"
+		"                     them; crash mutants run as exec:'iwspec serve --mutant NAME', so a crash\n"
+		"                     is a process crash)\n"
 		"  --seed S           the seed (default 1): the same seed gives the same inputs\n"
 		"  --runs N           stop after N runs (one TCP connection each)\n"
 		"  --time T           stop after T (e.g. 30s, 5m); default 10s when --runs is not given\n"
@@ -52,11 +52,13 @@ static void usage(FILE *f)
 		"  --no-minimize      report findings as found\n"
 		"  --first-run R      begin with run R of the seed (seed.txt names the run of a finding)\n"
 		"  --progress         a progress line (default on a terminal): runs/s, findings, coverage\n"
+		"  --no-progress      no progress line\n"
+		"  --quiet            no log of findings and notes on stderr (the summary and DIR stay)\n"
 		"  --bench            measure the bare loopback rate (connect + 20-octet exchange + close) and\n"
 		"                     the fuzzer's rate against the built-in DUT, and print their ratio\n"
 		"\n"
 		"exit status: 0 no finding, 1 findings, 2 bad usage, 3 the DUT could not be fuzzed\n",
-		names, mutants);
+		names);
 }
 
 static int bad(const char *fmt, const char *a)

@@ -25,8 +25,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: iwspec run [--dut DUT] [--dut-config FILE] [--profile P|all] [--role ROLE]\n"
 		"                  [--cases GLOB|FILE|DIR] [--case-dir DIR] [--report DIR]\n"
-		"                  [--resegment MODE] [--markers on|off] [--crc on|off] [--seed N] [--no-progress]\n"
-		"                  [--html] [--pcap] [--expect FILE] [--write-expect FILE]\n"
+		"                  [--resegment MODE] [--markers on|off] [--crc on|off] [--seed N] [--jobs N]\n"
+		"                  [--no-progress] [--html] [--pcap] [--expect FILE] [--write-expect FILE]\n"
 		"\n"
 		"Runs conformance cases against a device under test and writes results.json and junit.xml.\n"
 		"\n"
@@ -48,6 +48,9 @@ static void usage(FILE *f)
 		"  --crc on|off       off: `startup` sends C=0 and a DUT with crc = optional-off is put in its\n"
 		"                     no-CRC mode, so CRCs are off where the case allows (default on)\n"
 		"  --seed N           seed of the random choices (default 1)\n"
+		"  --jobs N           cases at a time, each on its own connections (default 40 against the\n"
+		"                     built-in DUT, whose cases mostly wait on timers; 1 against any other DUT;\n"
+		"                     docs/dut-config.md says what more means for tcp: and exec: DUTs)\n"
 		"  --no-progress      no live progress line\n"
 		"  --html             also write report.html: one self-contained file for a lab or a vendor\n"
 		"  --pcap             also write pcap/<case>.pcap: each case's own connections, for Wireshark\n"
@@ -80,7 +83,8 @@ int cmd_run(int argc, char **argv)
 		{"markers", required_argument, 0, 'M'}, {"crc", required_argument, 0, 'K'},
 		{"html", no_argument, 0, 'H'},          {"pcap", no_argument, 0, 'P'},
 		{"expect", required_argument, 0, 'E'},  {"write-expect", required_argument, 0, 'W'},
-		{"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+		{"jobs", required_argument, 0, 'j'},    {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *select = NULL, *case_dir = NULL;
 	const char *report = "out/latest";
@@ -123,6 +127,15 @@ int cmd_run(int argc, char **argv)
 				o.frame_markers = on;
 			else
 				o.frame_no_crc = off;
+			break;
+		}
+		case 'j': {
+			char *end;
+			long j = strtol(optarg, &end, 10);
+			if (*end || j < 1 || j > IW_RUNNER_MAX_JOBS)
+				return bad("--jobs '%s': use a number of cases at a time from 1 to 64",
+					   optarg);
+			o.jobs = (int)j;
 			break;
 		}
 		case 'n': o.progress = false; break;

@@ -27,7 +27,7 @@ static void serve_usage(FILE *f)
 	iw_profile_names(profiles, sizeof profiles);
 	fprintf(f,
 		"usage: iwspec serve [--port N] [--host H] [--profile P] [--role responder|initiator]\n"
-		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--greeting]\n"
+		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--no-greeting]\n"
 		"                    [--pd TEXT]\n"
 		"                    [--once] [--hostile MODE] [--mutant NAME]\n"
 		"                    [--startup-timeout DUR] [--idle-timeout DUR] [--quiet]\n"
@@ -45,13 +45,14 @@ static void serve_usage(FILE *f)
 		"  --markers            send M=1: want markers on what it receives\n"
 		"  --crc-off            administrator no-CRC mode: send C=0 (CRCs stay on if the peer sends C=1)\n"
 		"  --reject             answer every Request with R=1\n"
-		"  --no-reflector       run no reflector (by default every Send is echoed, STag 0x1000,\n"
-		"                       64 KiB at TO 0, is open to remote read and write, and a Request\n"
-		"                       with the private data REJECTME is answered with R=1)\n"
-		"  --greeting           the reflector's first Send, as soon as full operation is reached,\n"
-		"                       advertises its buffer: STag (4) | TO (8) | length (4), big-endian\n"
-		"                       (default for an initiator; a responder's waits for the peer's\n"
-		"                       first FPDU, MPA-6.1-R4)\n"
+		"  --no-reflector       run no reflector (by default every Send is echoed, a 64 KiB buffer\n"
+		"                       at TO 0, under an STag of its own on each connection, is open to\n"
+		"                       remote read and write, and a Request with the private data\n"
+		"                       REJECTME is answered with R=1; docs/reflector.md)\n"
+		"  --no-greeting        the reflector does not advertise its buffer. By default its first\n"
+		"                       Send does: STag (4) | TO (8) | length (4), big-endian, at once for\n"
+		"                       an initiator, after the peer's first FPDU for a responder\n"
+		"                       (MPA-6.1-R4). --greeting, the default, is accepted too\n"
 		"  --pd TEXT            private data for its Request or Reply (at most %d octets)\n"
 		"  --once               serve one connection, then exit\n"
 		"  --startup-timeout D  close when the peer's startup frame is not complete after D\n"
@@ -107,7 +108,7 @@ int cmd_serve(int argc, char **argv)
 	iw_ref_options o;
 	iw_ref_options_default(&o);
 	o.log = stderr;
-	bool have_port = false;
+	bool have_port = false, no_greeting = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v;
@@ -125,7 +126,9 @@ int cmd_serve(int argc, char **argv)
 		} else if (!strcmp(a, "--no-reflector")) {
 			o.reflector = false;
 		} else if (!strcmp(a, "--greeting")) {
-			o.greeting = true;
+			o.greeting = true;      /* the default; kept for the command lines that spell it out */
+		} else if (!strcmp(a, "--no-greeting")) {
+			no_greeting = true;
 		} else if (!strcmp(a, "--once")) {
 			o.once = true;
 		} else if (!strcmp(a, "--quiet")) {
@@ -182,9 +185,10 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (o.role == IW_ROLE_INITIATOR && (!have_port || o.port == 0))
 		return usage_error("an initiator needs --port: the port to connect to%s", "");
-	/* An initiator's reflector speaks first (A39), as the ref driver's does. */
-	if (o.role == IW_ROLE_INITIATOR)
-		o.greeting = true;
+	/* The reflector contract (docs/reflector.md): the first Send advertises the buffer, at once
+	 * for an initiator (A39), after the peer's first FPDU for a responder (MPA-6.1-R4), as the
+	 * ref driver's DUT does. */
+	o.greeting = o.reflector && !no_greeting;
 
 	iw_ref_server *s;
 	iw_err e;

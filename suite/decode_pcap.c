@@ -25,6 +25,7 @@ typedef struct capctx {
 	iw_viol_list viol;
 	json_t *conns;
 	size_t mpa_conns;
+	size_t terminates;          /* Terminate messages seen, both ways */
 } capctx;
 
 typedef struct side {
@@ -87,6 +88,7 @@ static void ctx_for(capctx *cc, side *sd, iw_decode_ctx *o, uint64_t base)
 	o->viol = &cc->viol;
 	o->cap = sd->s;
 	o->cap_base = base;
+	o->terminates = &cc->terminates;
 }
 
 /* Findings about the capture and the TCP stream of one direction. */
@@ -327,6 +329,7 @@ int iw_decode_capture(const char *path, const iw_profile *profile, bool json)
 					 nviol == 0 && cc.mpa_conns > 0);
 		if (cap->warning[0])
 			json_object_set_new(root, "warning", json_string(cap->warning));
+		json_object_set_new(root, "terminates", json_integer((json_int_t)cc.terminates));
 		json_dumpf(root, stdout, JSON_INDENT(2));
 		printf("\n");
 		json_decref(root);
@@ -339,6 +342,12 @@ int iw_decode_capture(const char *path, const iw_profile *profile, bool json)
 			       cc.mpa_conns == 1 ? "" : "s");
 		else
 			printf("the capture conforms: %zu MPA connection%s\n", cc.mpa_conns, cc.mpa_conns == 1 ? "" : "s");
+		/* A Terminate is legal on the wire; whether the error it reports was one depends on the
+		 * peer's registrations and posted buffers, which a capture does not show. */
+		if (cc.terminates)
+			printf("note: %zu Terminate message%s in the capture: a peer reported an error it found (listed "
+			       "above); whether it had to cannot be judged from the wire alone\n",
+			       cc.terminates, cc.terminates == 1 ? "" : "s");
 	}
 	if (json && cc.mpa_conns == 0)
 		fprintf(stderr, "iwspec decode: no MPA connection in the capture\n");

@@ -13,6 +13,14 @@
 #include "rdmap.h"
 
 /* The capture frame that carried offset off of the current phase, 0 outside captures. */
+/* A 64-bit field (a TO) as "0x" and 16 hex digits: JSON numbers are exact only to 2^53. */
+static json_t *hex64(uint64_t v)
+{
+	char b[24];
+	snprintf(b, sizeof b, "0x%016llx", (unsigned long long)v);
+	return json_string(b);
+}
+
 static uint64_t frame_of(const iw_decode_ctx *o, uint64_t off)
 {
 	return o->cap ? iw_pcap_frame_of(o->cap, o->cap_base + off) : 0;
@@ -179,21 +187,27 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 	}
 	const iw_ddp_hdr *h = &m.ddp;
 	const iw_rdmap_opinfo *op = iw_rdmap_op(m.opcode);
+	/* RFC 5040 §4.2: a Send with Invalidate names the STag in the untagged header's RsvdULP. */
+	bool inv = !h->tagged && (m.opcode == IW_OP_SEND_INV || m.opcode == IW_OP_SEND_SE_INV);
+	uint32_t inv_stag = (uint32_t)h->rsvdulp[1] << 24 | (uint32_t)h->rsvdulp[2] << 16 | (uint32_t)h->rsvdulp[3] << 8 |
+			    h->rsvdulp[4];
 	if (o->json) {
 		json_t *d = json_pack("{s:b, s:b, s:i, s:i}", "tagged", h->tagged, "last", h->last, "rsvd", h->rsvd,
 				      "dv", h->dv);
 		if (h->tagged) {
 			json_object_set_new(d, "stag", json_integer(h->stag));
-			json_object_set_new(d, "to", json_integer((json_int_t)h->to));
+			json_object_set_new(d, "to", hex64(h->to));
 		} else {
 			json_object_set_new(d, "qn", json_integer(h->qn));
 			json_object_set_new(d, "msn", json_integer(h->msn));
 			json_object_set_new(d, "mo", json_integer(h->mo));
 		}
 		json_object_set_new(jf, "ddp", d);
-		json_object_set_new(jf, "rdmap", json_pack("{s:i, s:i, s:s, s:I}", "rv", m.rv, "opcode", m.opcode,
-							   "name", op->name, "payload_length",
-							   (json_int_t)m.payload_len));
+		json_t *r = json_pack("{s:i, s:i, s:s, s:I}", "rv", m.rv, "opcode", m.opcode, "name", op->name,
+				      "payload_length", (json_int_t)m.payload_len);
+		if (inv)
+			json_object_set_new(r, "invalidate_stag", json_integer(inv_stag));
+		json_object_set_new(jf, "rdmap", r);
 	} else {
 		if (h->tagged)
 			printf("  DDP tagged T=1 L=%d Rsvd=0x%x DV=%u STag=0x%08x TO=0x%016llx\n", h->last, h->rsvd, h->dv,
@@ -201,7 +215,10 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 		else
 			printf("  DDP untagged T=0 L=%d Rsvd=0x%x DV=%u QN=%u MSN=%u MO=%u\n", h->last, h->rsvd, h->dv,
 			       h->qn, h->msn, h->mo);
-		printf("  RDMAP RV=%u Opcode=0x%x (%s), payload %zu octets\n", m.rv, m.opcode, op->name, m.payload_len);
+		printf("  RDMAP RV=%u Opcode=0x%x (%s)", m.rv, m.opcode, op->name);
+		if (inv)
+			printf(" Invalidate STag=0x%08x", inv_stag);
+		printf(", payload %zu octets\n", m.payload_len);
 	}
 	if (h->dv != p->ddp_version) {
 		char d[96];
@@ -225,10 +242,10 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 		if (iw_read_req_decode(m.payload, m.payload_len, &rr, &e) == IW_OK) {
 			if (o->json)
 				json_object_set_new(jf, "read_request",
-						    json_pack("{s:I, s:I, s:I, s:I, s:I}", "sink_stag",
-							      (json_int_t)rr.sink_stag, "sink_to", (json_int_t)rr.sink_to,
+						    json_pack("{s:I, s:o, s:I, s:I, s:o}", "sink_stag",
+							      (json_int_t)rr.sink_stag, "sink_to", hex64(rr.sink_to),
 							      "size", (json_int_t)rr.size, "src_stag",
-							      (json_int_t)rr.src_stag, "src_to", (json_int_t)rr.src_to));
+							      (json_int_t)rr.src_stag, "src_to", hex64(rr.src_to)));
 			else
 				printf("  Read Request sink STag=0x%08x TO=0x%llx size=%u source STag=0x%08x TO=0x%llx\n",
 				       rr.sink_stag, (unsigned long long)rr.sink_to, rr.size, rr.src_stag,
@@ -240,6 +257,8 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 	} else if (m.opcode == IW_OP_TERMINATE && !h->tagged) {
 		iw_terminate t;
 		iw_err e;
+		if (o->terminates)
+			(*o->terminates)++;
 		if (iw_terminate_decode(m.payload, m.payload_len, &t, &e) == IW_OK) {
 			if (o->json)
 				json_object_set_new(jf, "terminate",
@@ -299,6 +318,12 @@ static void decode_fpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *fp
 	if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
 		iw_decode_violation(o, "MPA-5.1-05", IW_VIOL_SENDER, -1, 0, 0, fp->start,
 				    "a marker's FPDUPTR has its low two bits set");
+	/* The receiver takes it (A8), but no sender may post a ULPDU that large. */
+	if (fp->ulpdu_length > IW_MPA_MULPDU_MAX) {
+		char d[96];
+		snprintf(d, sizeof d, "ULPDU_Length %u is larger than %u octets", fp->ulpdu_length, IW_MPA_MULPDU_MAX);
+		iw_decode_violation(o, "MPA-3.2-04", IW_VIOL_SENDER, -1, 0, 0, fp->start, d);
+	}
 	decode_ulpdu(o, p, fp, jf);
 }
 
@@ -339,7 +364,7 @@ size_t iw_decode_fpdus(iw_decode_ctx *o, const iw_profile *p, bool markers, bool
 		if (rx.body_need > 2)
 			snprintf(d, sizeof d,
 				 "the stream ends inside an FPDU: %zu of %zu octets (ULPDU_Length %u) received",
-				 rx.body_have, rx.body_need, (unsigned)rx.body_need - 6 - iw_mpa_pad_len(rx.body_need - 6));
+				 rx.body_have, rx.body_need, (unsigned)rx.body[0] << 8 | rx.body[1]);
 		else
 			snprintf(d, sizeof d, "the stream ends inside an FPDU's ULPDU_Length field");
 		iw_decode_violation(o, "MPA-5.4-04", IW_VIOL_FATAL, -1, 0, 0, rx.fpdu_start, d);

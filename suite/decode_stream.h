@@ -28,6 +28,7 @@ typedef struct iw_decode_ctx {
 	const iw_pcap_stream *cap;
 	uint64_t cap_base;
 	bool mpa_failed;            /* set by iw_decode_fpdus when it stopped at an MPA error */
+	size_t *terminates;         /* when not NULL, counts the Terminate messages decoded */
 } iw_decode_ctx;
 
 /* Reports a violation (printed or appended to viols) and counts it in o->viol. */

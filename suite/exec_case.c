@@ -601,6 +601,11 @@ static void enter_full_operation(ctx *x)
 	x->h->full_op = true;
 	note(x, "full operation: markers to DUT %s, from DUT %s, CRC %s", m_to_dut ? "on" : "off",
 	     m_from_dut ? "on" : "off", crc ? "on" : "off");
+	/* The built-in DUT is told to ask for markers; any other DUT must be set up to. */
+	if ((x->c->needs & IW_CAP_MARKERS) && x->p->startup_frames && x->h->got_frame_valid && !m_to_dut)
+		herror(x, "the case needs a DUT that asks for markers, but its frame has M=0 although its configuration "
+			  "says markers = yes: set the DUT up to send M=1, or declare markers = no (such cases are "
+			  "then skipped)");
 }
 
 static bool pattern_ok(const iw_step *s, const char *name, int64_t seen, char *why, size_t cap)
@@ -1073,7 +1078,8 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 				char ddp[160] = "";
 				iw_rdmap_msg m;
 				iw_violation v;
-				if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v))
+				bool parsed = iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v);
+				if (!parsed)
 					snprintf(ddp, sizeof ddp, ": %.150s", v.detail);
 				else if (m.ddp.tagged)
 					snprintf(ddp, sizeof ddp, ": %s, DDP tagged L=%d STag=0x%x TO=0x%llx, %zu payload octets",
@@ -1083,6 +1089,14 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 					snprintf(ddp, sizeof ddp, ": %s, DDP untagged L=%d QN=%u MSN=%u MO=%u, %zu payload octets",
 						 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.qn, m.ddp.msn, m.ddp.mo,
 						 m.payload_len);
+				/* A Terminate's error code is the field a wrong code blames (report.html). */
+				iw_terminate term;
+				if (parsed && m.opcode == IW_OP_TERMINATE && !m.ddp.tagged &&
+				    iw_terminate_decode(m.payload, m.payload_len, &term, NULL) == IW_OK) {
+					size_t dl = strlen(ddp);
+					snprintf(ddp + dl, sizeof ddp - dl, ", Code=%d/0x%x/0x%02x", term.layer, term.etype,
+						 term.ecode);
+				}
 				iw_result_wire(x->r, IW_FROM_DUT, x->h->no, tcase(x), "fpdu", wire,
 					       used < fp->wire_len ? used : fp->wire_len,
 					       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start,
@@ -1154,8 +1168,10 @@ static bool code_matches(ctx *x, const iw_step *s, const iw_terminate *t, char *
 			return true;
 		}
 	}
-	snprintf(why, cap, "expected Terminate %s, seen %s", layer >= 0 && etype >= 0 && ecode >= 0 ?
-		 iw_error_name(layer, etype, ecode) : "(pattern)", iw_error_name(t->layer, t->etype, t->ecode));
+	char want[128];
+	snprintf(want, sizeof want, "%s", layer >= 0 && etype >= 0 && ecode >= 0 ? iw_error_name(layer, etype, ecode)
+										 : "(pattern)");
+	snprintf(why, cap, "expected Terminate %s, seen %s", want, iw_error_name(t->layer, t->etype, t->ecode));
 	return false;
 }
 
@@ -1333,8 +1349,10 @@ static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 		} else {
 			note(x, "Terminate %s M=%d D=%d R=%d", iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r);
 			int el = layer_value(iw_step_arg(s, "layer"));
-			if (!code_matches(x, s, &t, why, sizeof why))
+			if (!code_matches(x, s, &t, why, sizeof why)) {
 				ok = fail(x, el == IW_LAYER_DDP ? "DDP-9.2-01" : NULL, "%s", why);
+				snprintf(x->r->fail_field, sizeof x->r->fail_field, "Code");
+			}
 			else if (!pattern_ok(s, "m", t.m, why, sizeof why) ||
 			    !pattern_ok(s, "d", t.d, why, sizeof why) || !pattern_ok(s, "r", t.r, why, sizeof why))
 				ok = fail(x, NULL, "%s", why);
@@ -2065,9 +2083,12 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 			snprintf(r->dut_finding_text, sizeof r->dut_finding_text, "%s%s (exit %d, signal %d)\n%s",
 				 f.crashed ? "the DUT process crashed" : "the DUT process exited with a failure",
 				 "", f.exit_code, f.signal, f.stderr_tail);
-			/* A step the harness could not do because the DUT process had died (a reconnect
-			 * refused) is the crash's doing: the crash is the finding, not a harness error. */
-			if (x->harness_error && f.crashed) {
+			/* A crash is the finding, whatever else the case saw: a step the harness could not
+			 * do (a reconnect refused) or a failure it judged (a probe reset while the process
+			 * was dying) came from it, and which of those came first is a matter of timing. */
+			if (f.crashed && (x->failed || x->harness_error)) {
+				iw_result_wire(r, IW_NOTE, x->h - x->conns + 1, tcase(x), "note", NULL, 0,
+					       "before the crash was seen: %.250s", r->reason);
 				x->failed = false;
 				x->harness_error = false;
 			}

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "crc32c.h"
 #include "profile.h"
+#include "version.h"
 
 static const struct {
 	const char *name;
@@ -18,7 +19,8 @@ static const struct {
 	{"serve", cmd_serve, "serve the built-in reference DUT over TCP"},
 	{"decode", cmd_decode, "decode an MPA byte stream or a capture and list every violation"},
 	{"fuzz", cmd_fuzz, "fuzz a DUT over TCP; findings become replayable cases"},
-	{"vectors", cmd_vectors, "write, check or compare the test-vector set (JSON, pcap)"},
+	{"mutants", cmd_mutants, "run the suite against every mutant DUT: the detection matrix"},
+	{"vectors", cmd_vectors, "write or check the test-vector set (JSON, pcap); dump a capture's fields"},
 };
 
 static void usage(FILE *f)
@@ -56,7 +58,7 @@ int main(int argc, char **argv)
 		return IW_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("iwspec %s (%s), crc32c %s\n", IWSPEC_VERSION, IWSPEC_GIT_REV, iw_crc32c_impl());
+		printf("iwspec %s (%s), crc32c %s\n", iw_version, iw_git_rev, iw_crc32c_impl());
 		return IW_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -195,9 +195,11 @@ void iw_vectors_locate(const char *case_dir, char *out, size_t cap)
 		snprintf(out, cap, "%s", env);
 		return;
 	}
-	if (case_dir && *case_dir) {
+	/* suite/cases in a checkout, share/iwspec/cases once installed (make install). */
+	static const char *const rel[] = {"../../vectors", "../vectors"};
+	for (size_t i = 0; case_dir && *case_dir && i < 2; i++) {
 		char p[1024];
-		snprintf(p, sizeof p, "%s/../../vectors", case_dir);
+		snprintf(p, sizeof p, "%s/%s", case_dir, rel[i]);
 		char real[PATH_MAX];
 		if (is_dir(p)) {
 			snprintf(out, cap, "%s", realpath(p, real) ? real : p);

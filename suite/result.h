@@ -102,6 +102,7 @@ typedef struct iw_run {
 	char seg_mode[32];          /* resegmentation mode of the run */
 	char framing[32];           /* "markers on, crc on": the run's --markers and --crc */
 	uint64_t seed;
+	int jobs;                   /* cases run at a time */
 	int64_t start_unix_ms, end_unix_ms;
 	bool complete;              /* false when interrupted */
 	int stop_signal;            /* the signal that interrupted the run (SIGINT, SIGTERM), 0 none */

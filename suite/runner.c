@@ -1,9 +1,11 @@
 /*
- * runner.c - selects what runs where: profiles, roles, capabilities, disabled cases; opens
- * the driver for each (profile, role) pair; executes; counts.
+ * runner.c - selects what runs where: profiles, roles, capabilities, disabled cases; runs the
+ * cases on --jobs worker threads, each opening its own driver for each (profile, role) pair;
+ * counts.
  */
 #include "runner.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "interrupt.h"
 #include "iw_conn.h"
 #include "report.h"
+#include "version.h"
 
 static int64_t unix_ms(void)
 {
@@ -87,11 +90,210 @@ static const char *missing_need(const iw_case *c, const iw_dut_config *d)
 
 static bool is_ref(const iw_dut_config *d) { return !strcmp(d->dut, "ref") || !strncmp(d->dut, "ref:", 4); }
 
+/* One case to execute in a profile, and where its result goes. */
+typedef struct task {
+	const iw_case *c;
+	const iw_profile *p;
+	int role;
+	size_t ri;                  /* index in run->cases */
+	int64_t est_ms;             /* roughly this long (expected_ms) */
+	bool started;
+} task;
+
+/* How long a case takes, roughly, from the waits it writes: silences and sleeps (of the longest
+ * alternative of a one-of), and the DUT's startup timeout a measuring case, or one that allows
+ * a slow close (within= 5 s or more), waits out (the built-in DUT's is 2 s). */
+static int64_t expected_ms(iw_step *const *seq, const iw_step *steps, size_t n)
+{
+	int64_t ms = 0;
+	for (size_t i = 0; i < n; i++) {
+		const iw_step *s = seq ? seq[i] : &steps[i];
+		const iw_arg *a = iw_step_arg(s, "for");
+		if ((s->kind == IW_EXPECT_SILENCE || s->kind == IW_STEP_SLEEP) && a && a->type == IW_ARG_DURATION) {
+			ms += a->i;
+		} else if (s->kind == IW_EXPECT_MEASURE) {
+			ms += 2000;
+		} else if (s->kind == IW_EXPECT_CLOSE && (a = iw_step_arg(s, "within")) && a->type == IW_ARG_DURATION &&
+			   a->i >= 5000) {
+			ms += 2000;
+		} else if (s->kind == IW_EXPECT_ONE_OF) {
+			int64_t most = 0;
+			for (size_t k = 0; k < s->nalts; k++) {
+				int64_t alt = expected_ms(s->alts[k].seq, NULL, s->alts[k].nseq);
+				most = alt > most ? alt : most;
+			}
+			ms += most;
+		}
+	}
+	return ms;
+}
+
+/* Longest first, catalog order among equals: the run ends on short cases, the workers together. */
+static int by_expected(const void *a, const void *b)
+{
+	const task *x = a, *y = b;
+	if (x->est_ms != y->est_ms)
+		return x->est_ms > y->est_ms ? -1 : 1;
+	return x->ri < y->ri ? -1 : x->ri > y->ri;
+}
+
+/* The cases are handed out to `jobs` workers, the longest first; each worker opens its own
+ * drivers, so a per-case request to the built-in DUT (instruct) never reaches another
+ * worker's connections. */
+typedef struct pool {
+	const iw_run_opts *o;
+	iw_run *run;
+	task *tasks;
+	size_t ntasks, next;
+	size_t done, total;
+	pthread_mutex_t mu;
+} pool;
+
+static void close_drivers(iw_driver *drv[2])
+{
+	for (int k = 0; k < 2; k++)
+		if (drv[k]) {
+			const iw_dut_config *dc = drv[k]->cfg;
+			iw_driver_close(drv[k]);
+			free((void *)dc);
+			drv[k] = NULL;
+		}
+}
+
+static void progress(pool *pl, const iw_case_result *r)
+{
+	pthread_mutex_lock(&pl->mu);
+	pl->done++;
+	if (pl->o->progress && pl->o->console)
+		iw_console_progress(pl->o->console, true, pl->done, pl->total, r);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+static void run_task(pool *pl, task *t, iw_driver *drv[2])
+{
+	const iw_run_opts *o = pl->o;
+	iw_case_result *r = &pl->run->cases[t->ri];
+	r->start_unix_ms = unix_ms();
+	/* The placeholder of prepare() goes: from here the case has a verdict of its own. */
+	r->verdict = IW_PASS;
+	r->reason[0] = '\0';
+	if (!drv[t->role]) {
+		iw_dut_config *dc = malloc(sizeof *dc);
+		iw_err de;
+		if (!dc) {
+			snprintf(de.msg, sizeof de.msg, "out of memory");
+		} else {
+			*dc = o->dut;
+			dc->profile = t->p;
+			dc->role = t->role;
+			if (iw_driver_open(&drv[t->role], dc, &de) != IW_OK) {
+				free(dc);
+				drv[t->role] = NULL;
+			}
+		}
+		if (!drv[t->role]) {
+			r->verdict = IW_ERROR;
+			snprintf(r->reason, sizeof r->reason, "cannot open the DUT driver: %s", de.msg);
+		}
+	}
+	if (drv[t->role])
+		iw_exec_case(t->c, t->p, t->role, o, drv[t->role], r);
+	/* A case the signal cut short has no verdict: it did not finish. */
+	if (iw_interrupted()) {
+		r->verdict = IW_ERROR;
+		snprintf(r->reason, sizeof r->reason, "interrupted by %s before the case finished: no verdict",
+			 iw_interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT");
+		r->failed_req[0] = '\0';
+	}
+	progress(pl, r);
+}
+
+static void *worker(void *arg)
+{
+	pool *pl = arg;
+	iw_driver *drv[2] = {NULL, NULL};
+	const iw_profile *drv_profile = NULL;
+	for (;;) {
+		pthread_mutex_lock(&pl->mu);
+		/* SIGINT/SIGTERM: no further case starts (interrupt.h). */
+		task *t = pl->next < pl->ntasks && !iw_interrupted() ? &pl->tasks[pl->next++] : NULL;
+		if (t)
+			t->started = true;
+		pthread_mutex_unlock(&pl->mu);
+		if (!t)
+			break;
+		/* A worker's drivers serve one profile at a time (tasks mostly come profile by profile). */
+		if (t->p != drv_profile) {
+			close_drivers(drv);
+			drv_profile = t->p;
+		}
+		run_task(pl, t, drv);
+	}
+	close_drivers(drv);
+	return NULL;
+}
+
+/* The identity of a case's result, and SKIP with the reason when it cannot run here. */
+static void prepare(const iw_run_opts *o, const iw_case *c, const iw_profile *p, bool flexible_role,
+		    iw_case_result *r)
+{
+	snprintf(r->id, sizeof r->id, "%s", c->id);
+	snprintf(r->title, sizeof r->title, "%s", c->title);
+	snprintf(r->file, sizeof r->file, "%s", c->file);
+	snprintf(r->profile, sizeof r->profile, "%s", p->name);
+	r->nreqs = c->nreqs;
+	memcpy(r->reqs, c->reqs, sizeof c->reqs);
+	snprintf(r->dut_role, sizeof r->dut_role, "%s",
+		 (flexible_role ? c->dut_role : o->dut.role) == IW_ROLE_RESPONDER ? "responder" : "initiator");
+	iw_result_set_expected(r, c);
+	r->start_unix_ms = unix_ms();
+	const char *skip = NULL;
+	char why[256];
+	const char *dis = iw_dut_config_disabled(&o->dut, c->id);
+	if (dis) {
+		snprintf(why, sizeof why, "disabled by the DUT configuration: %s", dis);
+		skip = why;
+	} else if (!case_profile_ok(c, p)) {
+		snprintf(why, sizeof why, "applies to profile%s", c->nprofiles > 1 ? "s" : "");
+		for (size_t k = 0; k < c->nprofiles; k++)
+			snprintf(why + strlen(why), sizeof why - strlen(why), " %s", c->profiles[k]);
+		if (!c->nprofiles)
+			snprintf(why + strlen(why), sizeof why - strlen(why), " with startup frames%s",
+				 startup_only(c) ? " or culley-mpa-02" : "");
+		snprintf(why + strlen(why), sizeof why - strlen(why), "; the DUT speaks %s", p->name);
+		skip = why;
+	} else if (!flexible_role && c->dut_role != o->dut.role) {
+		snprintf(why, sizeof why, "needs a DUT in the %s role; this DUT is %s",
+			 c->dut_role == IW_ROLE_RESPONDER ? "responder" : "initiator",
+			 o->dut.role == IW_ROLE_RESPONDER ? "a responder" : "an initiator");
+		skip = why;
+	} else {
+		skip = missing_need(c, &o->dut);
+	}
+	if (skip) {
+		r->verdict = IW_SKIP;
+		snprintf(r->reason, sizeof r->reason, "%s", skip);
+	} else {
+		/* Until a worker runs it: a slot no worker reached never reads as a verdict. */
+		r->verdict = IW_ERROR;
+		snprintf(r->reason, sizeof r->reason, "not run: the run ended before this case started");
+	}
+}
+
+int iw_runner_jobs(const iw_run_opts *o)
+{
+	if (o->jobs > 0)
+		return o->jobs;
+	/* The built-in DUT takes any number of connections, and its cases mostly wait on timers;
+	 * another DUT gets one case at a time unless asked. */
+	return is_ref(&o->dut) ? IW_RUNNER_REF_JOBS : 1;
+}
+
 int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run *run, iw_err *e)
 {
 	run->start_unix_ms = unix_ms();
-	snprintf(run->tool_version, sizeof run->tool_version, "%s", IWSPEC_VERSION);
-	snprintf(run->git_rev, sizeof run->git_rev, "%s", IWSPEC_GIT_REV);
+	snprintf(run->tool_version, sizeof run->tool_version, "%s", iw_version);
+	snprintf(run->git_rev, sizeof run->git_rev, "%s", iw_git_rev);
 	snprintf(run->dut, sizeof run->dut, "%s", o->dut.dut);
 	snprintf(run->dut_config_source, sizeof run->dut_config_source, "%s", o->dut.source);
 	snprintf(run->profile, sizeof run->profile, "%s", o->all_profiles ? "all" : o->dut.profile->name);
@@ -101,6 +303,7 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 	snprintf(run->framing, sizeof run->framing, "markers %s, crc %s", o->frame_markers ? "on" : "off",
 		 o->frame_no_crc ? "off" : "on");
 	run->seed = o->seed;
+	run->jobs = iw_runner_jobs(o);
 	if (gethostname(run->host, sizeof run->host) != 0)
 		snprintf(run->host, sizeof run->host, "unknown");
 	/* The ref DUT plays whichever role a case needs unless --role fixed it; other DUTs have one role. */
@@ -114,95 +317,80 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 	} else {
 		profiles[nprof++] = o->dut.profile;
 	}
-	size_t total = 0;
+
+	/* Every result slot first (run->cases does not move once the workers start), the SKIPs
+	 * decided on the spot. */
+	pool pl;
+	memset(&pl, 0, sizeof pl);
+	pl.o = o;
+	pl.run = run;
+	pl.tasks = calloc(nprof * n + 1, sizeof *pl.tasks);
+	if (!pl.tasks)
+		return iw_errf(e, IW_ENOSPC, "out of memory planning the run");
+	size_t skipped = 0;
 	for (size_t pi = 0; pi < nprof; pi++)
-		for (size_t i = 0; i < n; i++)
-			total += case_profile_ok(cases[i], profiles[pi]) || !o->all_profiles;
-	size_t done = 0;
-	for (size_t pi = 0; pi < nprof && !iw_interrupted(); pi++) {
-		const iw_profile *p = profiles[pi];
-		iw_driver *drv[2] = {NULL, NULL};
-		/* SIGINT/SIGTERM: no further case starts (interrupt.h). */
-		for (size_t i = 0; i < n && !iw_interrupted(); i++) {
+		for (size_t i = 0; i < n; i++) {
 			const iw_case *c = cases[i];
-			if (o->all_profiles && !case_profile_ok(c, p))
+			if (o->all_profiles && !case_profile_ok(c, profiles[pi]))
 				continue;
 			iw_case_result *r = iw_run_add(run);
-			if (!r)
+			if (!r) {
+				free(pl.tasks);
 				return iw_errf(e, IW_ENOSPC, "out of memory recording results");
-			snprintf(r->id, sizeof r->id, "%s", c->id);
-			snprintf(r->title, sizeof r->title, "%s", c->title);
-			snprintf(r->file, sizeof r->file, "%s", c->file);
-			snprintf(r->profile, sizeof r->profile, "%s", p->name);
-			r->nreqs = c->nreqs;
-			memcpy(r->reqs, c->reqs, sizeof c->reqs);
-			snprintf(r->dut_role, sizeof r->dut_role, "%s",
-				 (flexible_role ? c->dut_role : o->dut.role) == IW_ROLE_RESPONDER ? "responder" : "initiator");
-			iw_result_set_expected(r, c);
-			r->start_unix_ms = unix_ms();
-			const char *skip = NULL;
-			char why[256];
-			const char *dis = iw_dut_config_disabled(&o->dut, c->id);
-			if (dis) {
-				snprintf(why, sizeof why, "disabled by the DUT configuration: %s", dis);
-				skip = why;
-			} else if (!case_profile_ok(c, p)) {
-				snprintf(why, sizeof why, "applies to profile%s", c->nprofiles > 1 ? "s" : "");
-				for (size_t k = 0; k < c->nprofiles; k++)
-					snprintf(why + strlen(why), sizeof why - strlen(why), " %s", c->profiles[k]);
-				if (!c->nprofiles)
-					snprintf(why + strlen(why), sizeof why - strlen(why), " with startup frames%s",
-						 startup_only(c) ? " or culley-mpa-02" : "");
-				snprintf(why + strlen(why), sizeof why - strlen(why), "; the DUT speaks %s", p->name);
-				skip = why;
-			} else if (!flexible_role && c->dut_role != o->dut.role) {
-				snprintf(why, sizeof why, "needs a DUT in the %s role; this DUT is %s",
-					 c->dut_role == IW_ROLE_RESPONDER ? "responder" : "initiator",
-					 o->dut.role == IW_ROLE_RESPONDER ? "a responder" : "an initiator");
-				skip = why;
-			} else {
-				skip = missing_need(c, &o->dut);
 			}
-			if (skip) {
-				r->verdict = IW_SKIP;
-				snprintf(r->reason, sizeof r->reason, "%s", skip);
-			} else {
-				int role = flexible_role ? c->dut_role : o->dut.role;
-				if (!drv[role]) {
-					iw_dut_config *dc = malloc(sizeof *dc);
-					if (!dc)
-						return iw_errf(e, IW_ENOSPC, "out of memory");
-					*dc = o->dut;
-					dc->profile = p;
-					dc->role = role;
-					iw_err de;
-					if (iw_driver_open(&drv[role], dc, &de)) {
-						free(dc);
-						r->verdict = IW_ERROR;
-						snprintf(r->reason, sizeof r->reason, "cannot open the DUT driver: %s", de.msg);
-					}
-				}
-				if (drv[role])
-					iw_exec_case(c, p, role, o, drv[role], r);
-				/* A case the signal cut short has no verdict: it did not finish. */
-				if (iw_interrupted()) {
-					r->verdict = IW_ERROR;
-					snprintf(r->reason, sizeof r->reason, "interrupted by %s before the case finished: no verdict",
-						 iw_interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT");
-					r->failed_req[0] = '\0';
-				}
+			prepare(o, c, profiles[pi], flexible_role, r);
+			pl.total++;
+			if (r->verdict == IW_SKIP) {
+				skipped++;
+				continue;
 			}
-			done++;
-			if (o->progress && o->console)
-				iw_console_progress(o->console, true, done, total, r);
+			task *t = &pl.tasks[pl.ntasks++];
+			t->c = c;
+			t->p = profiles[pi];
+			t->role = flexible_role ? c->dut_role : o->dut.role;
+			t->ri = run->ncases - 1;
+			t->est_ms = expected_ms(NULL, c->steps, c->nsteps);
 		}
-		for (int k = 0; k < 2; k++)
-			if (drv[k]) {
-				const iw_dut_config *dc = drv[k]->cfg;
-				iw_driver_close(drv[k]);
-				free((void *)dc);
-			}
+	pl.done = skipped;
+
+	int jobs = run->jobs;
+	/* One at a time, the order changes nothing but the reading: the catalog's. */
+	if (jobs > 1)
+		qsort(pl.tasks, pl.ntasks, sizeof *pl.tasks, by_expected);
+	if ((size_t)jobs > pl.ntasks)
+		jobs = pl.ntasks ? (int)pl.ntasks : 1;
+	pthread_t tid[IW_RUNNER_MAX_JOBS];
+	int started = 0;
+	pthread_mutex_init(&pl.mu, NULL);
+	for (int k = 1; k < jobs; k++) {
+		if (pthread_create(&tid[started], NULL, worker, &pl) != 0)
+			break;  /* fewer workers: slower, not wrong */
+		started++;
 	}
+	worker(&pl);
+	for (int k = 0; k < started; k++)
+		pthread_join(tid[k], NULL);
+	pthread_mutex_destroy(&pl.mu);
+
+	/* Cases an interruption kept from starting have no result: drop their slots. */
+	size_t keep = 0;
+	bool *drop = calloc(run->ncases + 1, sizeof *drop);
+	if (drop) {
+		for (size_t k = 0; k < pl.ntasks; k++)
+			drop[pl.tasks[k].ri] = !pl.tasks[k].started;
+		for (size_t k = 0; k < run->ncases; k++) {
+			if (drop[k]) {
+				iw_result_clear_wire(&run->cases[k]);
+				continue;
+			}
+			if (keep != k)
+				run->cases[keep] = run->cases[k];
+			keep++;
+		}
+		run->ncases = keep;
+		free(drop);
+	}
+	free(pl.tasks);
 	run->end_unix_ms = unix_ms();
 	run->complete = !iw_interrupted();
 	run->stop_signal = iw_interrupt_signal();

@@ -30,11 +30,21 @@ typedef struct iw_run_opts {
 	bool frame_markers;         /* --markers on: `startup` asks for markers (M=1), the DUT is asked to want them */
 	bool frame_no_crc;          /* --crc off: `startup` sends C=0, the DUT is put in its no-CRC mode if it has one */
 	uint64_t seed;
+	int jobs;                   /* cases at a time; 0: IW_RUNNER_REF_JOBS for the built-in DUT, else 1 */
 	bool progress;              /* live progress line */
 	FILE *console;
 } iw_run_opts;
 
-/* Runs cases[0..n) and fills run. Returns IW_OK unless the run itself could not start. */
+/* The built-in DUT's default and the most cases at a time (--jobs). Cases mostly wait on the
+ * DUT's timers (silences, startup timeouts), so many at a time cost little CPU. */
+#define IW_RUNNER_REF_JOBS 40
+#define IW_RUNNER_MAX_JOBS 64
+
+/* The number of cases run at a time for o (o->jobs, or the default for its DUT). */
+int iw_runner_jobs(const iw_run_opts *o);
+
+/* Runs cases[0..n) and fills run, o->jobs cases at a time; the results keep catalog order
+ * whatever the order the cases end in. Returns IW_OK unless the run itself could not start. */
 int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run *run, iw_err *e);
 
 /* Executes one case against an open driver (exec_case.c). */

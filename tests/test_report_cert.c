@@ -737,10 +737,12 @@ TEST(reportcert_baseline_parse)
 				 "  mpa.a PASS\n"
 				 "mpa.b FAIL : [MPA-6.1.1-06] known: firmware 2.3 answers Rev=2\r\n"
 				 "mpa.b@rfc6581 SKIP : no such profile here\n"
-				 "mpa.c WARN:plain note\n";
+				 "mpa.c WARN:plain note\n"
+				 /* an empty reason at the very end of the text (a fuzz finding) */
+				 "mpa.d INFO:";
 	CHECK_EQ(iw_baseline_parse(&b, ok, sizeof ok - 1, "base.txt", &e), IW_OK);
-	CHECK_EQ(b.n, 4);
-	if (b.n == 4) {
+	CHECK_EQ(b.n, 5);
+	if (b.n == 5) {
 		CHECK_STR(b.e[0].id, "mpa.a");
 		CHECK_EQ(b.e[0].verdict, IW_PASS);
 		CHECK_STR(b.e[1].req, "MPA-6.1.1-06");
@@ -749,6 +751,8 @@ TEST(reportcert_baseline_parse)
 		CHECK_EQ(b.e[2].line, 5);
 		CHECK_STR(b.e[3].note, "plain note");
 		CHECK_STR(b.e[3].req, "");
+		CHECK_EQ(b.e[4].verdict, IW_INFO);
+		CHECK_STR(b.e[4].note, "");
 	}
 	iw_baseline_free(&b);
 	static const struct { const char *text, *msg; } bad[] = {

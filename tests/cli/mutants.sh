@@ -65,6 +65,9 @@ for c in $ERROR_CASES; do
 	# No Terminate at all.
 	failed_citing_own none "$c"
 done
+# The reason names the code the DUT sent, not the one expected twice.
+grep -A1 '^  FAIL  ddp.tagged.to-wrap ' "$tmp/wrong.out" | grep -q 'expected Terminate DDP/0x1/0x03 (TO wrap), seen DDP/0x1/0x23' &&
+	ok || bad "wrong: the to-wrap reason does not show the code seen (0x23)"
 # The CRC cases accept a close without a Terminate (MPA-7-02 is a SHOULD) but never a wrong code.
 for c in mpa.crc.corrupt-payload mpa.crc.corrupt-crc-value mpa.crc.wrong-byte-order; do
 	failed_citing_own wrong "$c"
@@ -92,6 +95,43 @@ grep -q '^  ddp.tagged.to-wrap (rfc5044): 1/1/0x01 accepted for 1/1/0x03: siw' "
 	bad "mapped: the to-wrap mapping is not listed per case"
 grep -q 'accepted for 1/2/0x05' "$tmp/mapped.ddp/results.json" && ok || bad "mapped: results.json lacks the mapping"
 grep -q 'accepted for 2/0/0x02' "$tmp/mapped.crc/results.json" && ok || bad "mapped: results.json lacks the LLP mapping"
+
+# ---- iwspec mutants: the detection matrix's own judgement, on one-case catalogs ----------
+"$IWSPEC" mutants --list >"$tmp/list" 2>&1 && ok || bad "mutants --list failed"
+[ "$(wc -l <"$tmp/list")" -ge 40 ] && ok || bad "mutants --list shows fewer than 40 mutants"
+for fam in startup framing markers ddp rdmap errors robustness; do
+	grep -q "^[a-z0-9-]* *$fam " "$tmp/list" && ok || bad "mutants --list: no mutant of family $fam"
+done
+"$IWSPEC" mutants --family nope >"$tmp/out" 2>&1; [ $? -eq 2 ] && grep -q "unknown family 'nope'" "$tmp/out" && ok ||
+	bad "mutants --family nope: wanted exit 2 naming the family"
+"$IWSPEC" mutants --mutant nope >"$tmp/out" 2>&1; [ $? -eq 2 ] && grep -q "unknown mutant 'nope'" "$tmp/out" && ok ||
+	bad "mutants --mutant nope: wanted exit 2 naming the mutant"
+# matrix NAME MUTANT REQUIREMENT: `iwspec mutants` on a catalog of one case (a Request gets a
+# Reply with R=0, which the frame checks judge field by field) that cites REQUIREMENT; prints
+# the exit status
+matrix() {
+	mkdir -p "$tmp/m-$1/cases"
+	printf 'id: t.one\ntitle: a Request gets a Reply\nrequirement: %s MUST\nrole: responder\n\nconnect\nsend request\nexpect reply r=0\n' \
+		"$3" >"$tmp/m-$1/cases/one.iwt"
+	"$IWSPEC" mutants --mutant "$2" --profile rfc5044 --case-dir "$tmp/m-$1/cases" --report "$tmp/m-$1/out" \
+		>"$tmp/m-$1/log" 2>&1
+	echo $?
+}
+# The case cites the requirement the mutant breaks: detected, exit 0.
+st=$(matrix cites reply-wrong-rev MPA-6.1.1-06)
+[ "$st" = 0 ] && grep -q '^startup *reply-wrong-rev *MPA-6.1.1-06 *detected' "$tmp/m-cites/out/mutants.txt" && ok ||
+	bad "a case citing the broken requirement: wanted detected and exit 0 (exit $st)"
+# It fails, but cites another requirement: WRONG-REQ, exit 1.
+st=$(matrix other reply-wrong-rev MPA-6.1-R2f)
+[ "$st" = 1 ] && grep -q '^startup *reply-wrong-rev *MPA-6.1.1-06 *WRONG-REQ' "$tmp/m-other/out/mutants.txt" && ok ||
+	bad "a case citing another requirement: wanted WRONG-REQ and exit 1 (exit $st)"
+# Nothing fails against the mutant (no case sends a bad CRC): SURVIVED, exit 1.
+st=$(matrix none crc-unchecked MPA-6.1-R2f)
+[ "$st" = 1 ] && grep -q '^framing *crc-unchecked *MPA-5.2-14 *SURVIVED' "$tmp/m-none/out/mutants.txt" && ok ||
+	bad "a catalog that misses the fault: wanted SURVIVED and exit 1 (exit $st)"
+json_has() { grep -q "$2" "$1" && ok || bad "$1 lacks $2"; }
+json_has "$tmp/m-cites/out/mutants.json" '"result": "detected"'
+json_has "$tmp/m-none/out/mutants.json" '"result": "SURVIVED"'
 
 echo "mutants: $pass passed, $failn failed"
 [ $failn -eq 0 ]

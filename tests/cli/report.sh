@@ -37,6 +37,8 @@ xml_ok() {
 R="$tmp/full"
 "$IWSPEC" run --no-progress --report "$R" --html --pcap --write-expect "$tmp/base.txt" >"$tmp/out" 2>&1
 status $? 0 "full run with --html --pcap"
+json_ok "$R/results.json" '[.cases[] | select(.verdict != "SKIP" and (.reason | test("not run")))] | length == 0' \
+	"every case that ran has its own reason, not the placeholder of a case not yet run"
 for f in results.json junit.xml report.html; do
 	if [ -s "$R/$f" ]; then ok; else bad "full run: $R/$f missing"; fi
 done
@@ -61,6 +63,14 @@ npcap=$(ls "$R/pcap" | wc -l)
 nran=$(grep -c ' \(PASS\|FAIL\|WARN\|INFO\|ERROR\)' "$tmp/base.txt")
 if [ "$npcap" -ge 1 ] && [ "$npcap" -eq "$nran" ]; then ok; else bad "one pcap per case that ran: $npcap pcaps, $nran cases ran"; fi
 if ls -a "$R" "$R/pcap" | grep -q '\.tmp$'; then bad "temporary files left in $R"; else ok; fi
+# iwspec decode judges the harness's own captures: a happy path conforms; a Request with a
+# corrupted key is listed with its requirement (the harness sent it on purpose).
+"$IWSPEC" decode "$R/pcap/mpa.startup.resp.happy-path.pcap" >"$tmp/dec" 2>&1
+status $? 0 "decode of the happy-path pcap"
+has "$tmp/dec" "the capture conforms" "decode says the happy-path capture conforms"
+"$IWSPEC" decode "$R/pcap/mpa.startup.resp.key-octet-00.pcap" >"$tmp/dec" 2>&1
+status $? 1 "decode of the corrupted-key pcap"
+has "$tmp/dec" "VIOLATION MPA-6.1-R5" "decode names the key requirement"
 
 # ---- headless Chromium, no network -------------------------------------------------------
 CHROME=""
@@ -198,9 +208,10 @@ connect
 send request
 expect reply r=0
 EOF
+# One case at a time: the interruption keeps the third case from starting.
 for sig in INT TERM; do
 	D="$tmp/int-$sig"
-	"$IWSPEC" run --no-progress --report "$D" --cases "$tmp/cases" --html --pcap >"$tmp/out" 2>&1 &
+	"$IWSPEC" run --jobs 1 --no-progress --report "$D" --cases "$tmp/cases" --html --pcap >"$tmp/out" 2>&1 &
 	pid=$!
 	# The quick case takes milliseconds; a second later the slow one is in its silence.
 	sleep 1
@@ -224,6 +235,21 @@ for sig in INT TERM; do
 	has "$tmp/out" "INCOMPLETE" "SIG$sig: the console says so"
 	if ls -a "$D" "$D/pcap" 2>/dev/null | grep -q '\.tmp$'; then bad "SIG$sig: temporary files left"; else ok; fi
 done
+
+# Cases in parallel (the default against the built-in DUT): the quick ones have finished, the
+# slow one is cut; the results keep catalog order.
+D="$tmp/int-parallel"
+"$IWSPEC" run --no-progress --report "$D" --cases "$tmp/cases" >"$tmp/out" 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+status $? 130 "parallel run: SIGINT exit status"
+json_ok "$D/results.json" '[.cases[].id] == ["test.interrupt.a-quick", "test.interrupt.b-slow", "test.interrupt.c-never"]' \
+	"parallel run: every case started, in catalog order"
+json_ok "$D/results.json" '.cases[0].verdict == "PASS" and .cases[2].verdict == "PASS"' "parallel run: the quick cases have their verdicts"
+json_ok "$D/results.json" '.cases[1].verdict == "ERROR" and (.cases[1].reason | test("interrupted"))' \
+	"parallel run: the cut case has no verdict"
 
 echo "report: $pass passed, $failn failed"
 [ $failn -eq 0 ]

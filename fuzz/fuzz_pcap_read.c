@@ -1,0 +1,86 @@
+/*
+ * fuzz_pcap_read.c - the capture reader behind `iwspec decode CAPTURE` (suite/pcap_read.h):
+ * pcap and pcapng files a lab brings from anywhere, parsed by libpcap, then every TCP
+ * segment over IPv4/IPv6 put back into its connection's two byte streams.
+ *
+ * Input: the capture file itself (written to an unlinked temporary file and read through
+ * /proc/self/fd, so nothing is left behind).
+ *
+ * Invariants:
+ *  - an error returns -1 with no capture and a terminated, non-empty message naming the file;
+ *  - a capture read has its counts in bounds: non-TCP frames and each connection's first
+ *    frame within the frames read; each stream's pieces sorted by offset, each from a frame
+ *    that was read; the frame numbers of its segments, FIN and RST within the frames read;
+ *  - iw_pcap_frame_of() gives 0 or a frame that was read, for every octet of every stream;
+ *  - the warning is terminated.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "pcap_read.h"
+
+static int cap_fd = -1;
+
+static void check_stream(const iw_pcap_capture *c, const iw_pcap_stream *s)
+{
+	FZ_CHECK(s->len == 0 || s->data, "%zu octets and no data", s->len);
+	FZ_CHECK(s->first_frame <= s->last_frame && s->last_frame <= c->frames, "frames %llu..%llu of %llu",
+		 (unsigned long long)s->first_frame, (unsigned long long)s->last_frame, (unsigned long long)c->frames);
+	FZ_CHECK(!s->fin || s->fin_frame <= c->frames, "FIN frame %llu", (unsigned long long)s->fin_frame);
+	FZ_CHECK(!s->rst || s->rst_frame <= c->frames, "RST frame %llu", (unsigned long long)s->rst_frame);
+	for (size_t i = 0; i < s->npieces; i++) {
+		FZ_CHECK(s->pieces[i].frame >= 1 && s->pieces[i].frame <= c->frames, "piece %zu: frame %llu", i,
+			 (unsigned long long)s->pieces[i].frame);
+		FZ_CHECK(i == 0 || s->pieces[i - 1].off <= s->pieces[i].off, "pieces out of order at %zu", i);
+	}
+	/* Every octet of the stream came in some frame that was read. */
+	for (size_t off = 0; off < s->len; off += 1 + off / 7) {
+		uint64_t f = iw_pcap_frame_of(s, off);
+		FZ_CHECK(f <= c->frames, "octet %zu: frame %llu of %llu", off, (unsigned long long)f,
+			 (unsigned long long)c->frames);
+	}
+}
+
+int iw_fuzz_pcap_read(const uint8_t *data, size_t size)
+{
+	if (cap_fd < 0) {
+		const char *dir = getenv("TMPDIR");
+		char tmpl[512];
+		snprintf(tmpl, sizeof tmpl, "%s/iwspec-fuzz-pcap-XXXXXX", dir && *dir ? dir : "/tmp");
+		cap_fd = mkstemp(tmpl);
+		FZ_CHECK(cap_fd >= 0, "cannot create a temporary file in %s", tmpl);
+		unlink(tmpl);
+	}
+	FZ_CHECK(ftruncate(cap_fd, 0) == 0, "ftruncate");
+	FZ_CHECK(pwrite(cap_fd, data, size, 0) == (ssize_t)size, "pwrite");
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", cap_fd);
+	iw_pcap_capture *c = NULL;
+	char msg[512];
+	memset(msg, 0x55, sizeof msg);
+	if (iw_pcap_read(path, &c, msg, sizeof msg) != 0) {
+		FZ_CHECK(c == NULL, "an error, and a capture");
+		FZ_CHECK(memchr(msg, '\0', sizeof msg) && msg[0], "the error message is empty or not terminated");
+		FZ_CHECK(strstr(msg, path) != NULL, "the error does not name the file: %s", msg);
+		return 0;
+	}
+	FZ_CHECK(c != NULL, "success without a capture");
+	FZ_CHECK(memchr(c->warning, '\0', sizeof c->warning), "warning not terminated");
+	FZ_CHECK(c->non_tcp <= c->frames, "%llu non-TCP frames of %llu", (unsigned long long)c->non_tcp,
+		 (unsigned long long)c->frames);
+	for (size_t i = 0; i < c->nconns; i++) {
+		const iw_pcap_conn *k = &c->conns[i];
+		FZ_CHECK(k->family == 4 || k->family == 6, "family %d", k->family);
+		FZ_CHECK(k->first_frame >= 1 && k->first_frame <= c->frames, "connection %zu: first frame %llu", i,
+			 (unsigned long long)k->first_frame);
+		char ep[64];
+		for (int side = 0; side < 2; side++) {
+			iw_pcap_endpoint(k, side, ep, sizeof ep);
+			FZ_CHECK(memchr(ep, '\0', sizeof ep) && ep[0], "endpoint text");
+			check_stream(c, &k->dir[side]);
+		}
+	}
+	iw_pcap_capture_free(c);
+	return 0;
+}

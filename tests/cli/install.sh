@@ -1,0 +1,23 @@
+#!/bin/sh
+# `make install` gives a binary that works away from the checkout: it finds its case catalog
+# (../share/iwspec/cases) and the vector set (whose hash every report carries).
+# Ends with "N passed, N failed".
+DIR=$(cd "$(dirname "$0")/../.." && pwd)
+pass=0
+failn=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+
+make -C "$DIR" --no-print-directory install PREFIX="$tmp/usr" >"$tmp/install.log" 2>&1 && ok ||
+	{ bad "make install failed"; cat "$tmp/install.log" >&2; }
+cd /
+"$tmp/usr/bin/iwspec" list >"$tmp/list" 2>&1 && ok || bad "the installed iwspec cannot list its cases: $(head -1 "$tmp/list")"
+grep -q '^mpa.startup.resp.happy-path ' "$tmp/list" && ok || bad "the installed catalog lacks mpa.startup.resp.happy-path"
+"$tmp/usr/bin/iwspec" run --no-progress --cases 'mpa.startup.resp.happy-path' --report "$tmp/r" >"$tmp/run" 2>&1 && ok ||
+	bad "the installed iwspec could not run a case: $(tail -3 "$tmp/run")"
+grep -q '"sha256": "[0-9a-f]\{64\}"' "$tmp/r/results.json" && ok || bad "the installed iwspec found no vector set"
+
+echo "install: $pass passed, $failn failed"
+[ $failn -eq 0 ]
