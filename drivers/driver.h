@@ -50,8 +50,9 @@ typedef struct iw_driver_ops {
 	const char *name;
 	/* Prepares the DUT for a case (exec: picks a port; ref: nothing). */
 	int (*case_begin)(iw_driver *d, iw_err *e);
-	/* DUT responder: a new TCP connection from the harness to the DUT. */
-	int (*connect)(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e);
+	/* DUT responder: a new TCP connection from the harness to the DUT; mss > 0 is the MSS the
+	 * harness advertises on it (TR-17), 0 the kernel's. */
+	int (*connect)(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e);
 	/* DUT initiator: makes the DUT connect to the harness once more and returns the accepted socket. */
 	int (*accept)(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e);
 	/* Ends the case: stops what case_begin started and reports a finding. */

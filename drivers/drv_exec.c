@@ -245,7 +245,7 @@ static int ensure_running(exec_priv *x, bool *restarted, const char *what, iw_er
 	return start(x, e);
 }
 
-static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
+static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e)
 {
 	exec_priv *x = d->priv;
 	if (d->cfg->role != IW_ROLE_RESPONDER)
@@ -265,8 +265,11 @@ static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
 		int64_t left = deadline - iw_net_now_ms();
 		if (left <= 0)
 			break;
-		if (iw_net_connect_once(EXEC_HOST, x->port, left < 200 ? left : 200, fd, &ce) == IW_OK)
+		int cr = iw_net_connect_once(EXEC_HOST, x->port, left < 200 ? left : 200, mss, fd, &ce);
+		if (cr == IW_OK)
 			return IW_OK;
+		if (cr == IW_EINVAL) /* an MSS the kernel refuses: no retry makes it take it */
+			return iw_errf(e, IW_EINVAL, "exec: %s", ce.msg);
 		sleep_ms(20);
 	}
 	return iw_errf(e, IW_ESTATE, "exec: the DUT did not accept a connection on %s:%u within %lld ms (%s)", EXEC_HOST,

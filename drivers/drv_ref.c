@@ -30,14 +30,14 @@ static int ref_case_begin(iw_driver *d, iw_err *e)
 	return IW_OK;
 }
 
-static int ref_connect(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
+static int ref_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e)
 {
 	ref_priv *r = d->priv;
 	if (d->cfg->role != IW_ROLE_RESPONDER)
 		return iw_errf(e, IW_ESTATE, "ref: the DUT is configured as an initiator; it connects to the harness");
 	iw_err ce;
 	if (iw_net_connect("127.0.0.1", iw_ref_server_port(r->srv), timeout_ms > 0 ? timeout_ms : d->cfg->connect_timeout_ms,
-			   fd, &ce) != IW_OK)
+			   mss, fd, &ce) != IW_OK)
 		return iw_errf(e, IW_ESTATE, "ref: %s", ce.msg);
 	return IW_OK;
 }

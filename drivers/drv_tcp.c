@@ -18,13 +18,13 @@ static int tcp_case_begin(iw_driver *d, iw_err *e)
 	return IW_OK;
 }
 
-static int tcp_connect(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
+static int tcp_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e)
 {
 	tcp_priv *t = d->priv;
 	iw_err ce;
 	if (timeout_ms <= 0)
 		timeout_ms = d->cfg->connect_timeout_ms;
-	if (iw_net_connect(t->host, t->port, timeout_ms, fd, &ce) != IW_OK)
+	if (iw_net_connect(t->host, t->port, timeout_ms, mss, fd, &ce) != IW_OK)
 		return iw_errf(e, IW_ESTATE, "tcp: %s", ce.msg);
 	return IW_OK;
 }

@@ -107,7 +107,7 @@ void iw_net_nodelay(int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-int iw_net_connect_start(const char *host, uint16_t port, int *fd, bool *in_progress, iw_err *e)
+int iw_net_connect_start(const char *host, uint16_t port, int mss, int *fd, bool *in_progress, iw_err *e)
 {
 	struct addrinfo *res;
 	int rc = resolve(host, port, false, &res, e);
@@ -122,6 +122,14 @@ int iw_net_connect_start(const char *host, uint16_t port, int *fd, bool *in_prog
 		}
 		iw_net_set_nonblock(s, true);
 		iw_net_nodelay(s);
+		/* The SYN carries the MSS option, so it is set before connect or not at all. */
+		if (mss > 0 && setsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof mss) < 0) {
+			int serr = errno;
+			close(s);
+			freeaddrinfo(res);
+			return iw_errf(e, IW_EINVAL, "advertising MSS %d to %s:%u: %s%s", mss, host, (unsigned)port,
+				       strerror(serr), serr == EINVAL ? " (Linux's TCP takes 88 and up)" : "");
+		}
 		int cr = connect(s, ai->ai_addr, ai->ai_addrlen);
 		if (cr == 0 || errno == EINPROGRESS) {
 			*in_progress = cr != 0;
@@ -147,13 +155,13 @@ int iw_net_connect_result(int fd, iw_err *e)
 	return IW_OK;
 }
 
-int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int *fd, iw_err *e)
+int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int mss, int *fd, iw_err *e)
 {
 	int s;
 	bool wait;
 	if (timeout_ms <= 0)
 		timeout_ms = 5000;
-	int rc = iw_net_connect_start(host, port, &s, &wait, e);
+	int rc = iw_net_connect_start(host, port, mss, &s, &wait, e);
 	if (rc)
 		return rc;
 	if (wait) {
@@ -178,14 +186,14 @@ int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int
 	return IW_OK;
 }
 
-int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int *fd, iw_err *e)
+int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int mss, int *fd, iw_err *e)
 {
 	if (timeout_ms <= 0)
 		timeout_ms = 5000;
 	int64_t deadline = iw_net_now_ms() + timeout_ms;
 	for (;;) {
 		int64_t left = deadline - iw_net_now_ms();
-		int rc = iw_net_connect_once(host, port, left > 0 ? left : 1, fd, e);
+		int rc = iw_net_connect_once(host, port, left > 0 ? left : 1, mss, fd, e);
 		if (rc == IW_OK)
 			return IW_OK;
 		if (iw_net_now_ms() + 20 >= deadline)

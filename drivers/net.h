@@ -24,16 +24,17 @@ int64_t iw_net_now_ms(void);
 /* Splits "HOST:PORT" or "[V6ADDR]:PORT" into host and port (1..65535). */
 int iw_net_parse_hostport(const char *s, char *host, size_t host_cap, uint16_t *port, iw_err *e);
 
-/* One connection attempt, bounded by timeout_ms (<= 0: 5 s). */
-int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int *fd, iw_err *e);
+/* One connection attempt, bounded by timeout_ms (<= 0: 5 s). mss > 0 is the MSS this end
+ * advertises (TCP_MAXSEG before connect; Linux takes 88 and up), 0 the kernel's. */
+int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int mss, int *fd, iw_err *e);
 
 /* Connects, retrying every 20 ms while the peer refuses (a DUT still starting up) until
  * timeout_ms has passed. */
-int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int *fd, iw_err *e);
+int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int mss, int *fd, iw_err *e);
 
 /* Starts a non-blocking connect; *in_progress tells whether completion must be awaited
  * (POLLOUT, then iw_net_connect_result). The socket is non-blocking. */
-int iw_net_connect_start(const char *host, uint16_t port, int *fd, bool *in_progress, iw_err *e);
+int iw_net_connect_start(const char *host, uint16_t port, int mss, int *fd, bool *in_progress, iw_err *e);
 
 /* The outcome of a non-blocking connect once the socket is writable (the message is the
  * system's, e.g. "Connection refused": the caller names the address). */

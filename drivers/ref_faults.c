@@ -92,6 +92,12 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 		"sends its CRCs most-significant octet first", "framing", NULL },
 	[IW_MUTANT_CRC_UNCHECKED] = { "crc-unchecked", "MPA-5.2-14",
 		"does not check CRCs: an FPDU whose CRC does not match is delivered", "framing", NULL },
+	[IW_MUTANT_IGNORE_EMSS] = { "ignore-emss", "MPA-5.3.2-02",
+		"sizes its FPDUs for an EMSS of 1460 whatever MSS the connection has: on a 536-octet path its "
+		"ULPDUs are too long", "framing", NULL },
+	[IW_MUTANT_MULPDU_UNCLAMPED] = { "mulpdu-unclamped", "MPA-5.3.2-05",
+		"takes MULPDU from the formula without its floor of 128: on an 88-octet MSS its ULPDUs shrink to 70",
+		"framing", NULL },
 	[IW_MUTANT_MARKER_WRONG_FPDUPTR] = { "marker-wrong-fpduptr", "MPA-5.1-03",
 		"markers inside its FPDUs have FPDUPTR 4 too large (markers between FPDUs stay 0)", "markers", "markers" },
 	[IW_MUTANT_MARKER_FIRST_MISSING] = { "marker-first-missing", "MPA-5.1-06",

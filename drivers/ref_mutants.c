@@ -22,6 +22,17 @@ void iw_mut_init(iw_fault_conn *f)
 	f->msn_next = 1;
 }
 
+void iw_mut_conn_config(enum iw_mutant m, iw_conn_config *cfg)
+{
+	if (m == IW_MUTANT_IGNORE_EMSS) {
+		cfg->emss = 1460;
+	} else if (m == IW_MUTANT_MULPDU_UNCLAMPED) {
+		long raw = iw_mulpdu_formula(cfg->emss, false);
+		if (raw < IW_MPA_MULPDU_MIN && raw > IW_DDP_UNTAGGED_HDR_LEN)
+			cfg->mulpdu = (uint32_t)raw;
+	}
+}
+
 /* ---- startup frames ---- */
 
 /* PD octets the clamping mutants let through: reply-early keeps only RFC 6581's IRD/ORD block

@@ -23,6 +23,11 @@
 /* Per-connection flags the server reads (no_startup_timeout). */
 void iw_mut_init(iw_fault_conn *f);
 
+/* The connection model's configuration as mutant m has it: ignore-emss sizes FPDUs for EMSS
+ * 1460 whatever the socket agreed, mulpdu-unclamped takes the formula below its floor of 128
+ * (M=0 formula). Called once the server has set cfg->emss from the socket. */
+void iw_mut_conn_config(enum iw_mutant m, iw_conn_config *cfg);
+
 /* Octet p (< 20) of the peer's startup frame header as the model is to see it. */
 uint8_t iw_mut_hdr_in(iw_fault_conn *f, size_t p, uint8_t o);
 

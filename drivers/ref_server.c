@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include "iw_proto.h"
 #include "net.h"
+#include "ref_mutants.h"
 
 #define TX_CAP          (64u * 1024u)   /* transmit buffer per connection */
 #define MODEL_OUT_CAP   (256u * 1024u)  /* the model's output queue */
@@ -285,6 +287,14 @@ static void share_stags(iw_ref_server *s, rconn *c)
 	}
 }
 
+/* The EMSS the accepted socket agreed (its MSS less TCP options), 0 when it cannot tell. */
+static uint32_t socket_emss(int fd)
+{
+	int mss = 0;
+	socklen_t len = sizeof mss;
+	return getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0 && mss > 0 ? (uint32_t)mss : 0;
+}
+
 /* Makes the connection's model from c->o (again, when the reflector decides to reject). */
 static int model_new(iw_ref_server *s, rconn *c, iw_err *e)
 {
@@ -300,6 +310,15 @@ static int model_new(iw_ref_server *s, rconn *c, iw_err *e)
 	cfg.out_cap = MODEL_OUT_CAP;
 	cfg.stream = c->id;
 	cfg.pd_id = 1;
+	/* MULPDU follows the connection's EMSS (MPA-5.3.2-01/02, TR-17), up to the Ethernet 1460
+	 * the model is sized for: loopback's 65483 would make every message one 64768-octet FPDU.
+	 * Only an accepted connection knows its MSS here; an initiator's is still being dialled. */
+	if (o->role == IW_ROLE_RESPONDER) {
+		uint32_t emss = socket_emss(c->fd);
+		if (emss && emss < cfg.emss)
+			cfg.emss = emss;
+	}
+	iw_mut_conn_config(o->mutant, &cfg);
 	iw_conn_free(c->model);
 	c->model = NULL;
 	int rc = iw_conn_new(&c->model, &cfg, e);
@@ -594,7 +613,7 @@ static int dial(iw_ref_server *s, const char *host, uint16_t port, bool auto_dia
 {
 	int fd;
 	bool wait;
-	int rc = iw_net_connect_start(host, port, &fd, &wait, e);
+	int rc = iw_net_connect_start(host, port, 0, &fd, &wait, e);
 	if (rc) {
 		stat_add(s, &s->stats.dial_failures);
 		return rc;

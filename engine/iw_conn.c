@@ -144,7 +144,7 @@ void iw_conn_enter_full(iw_conn *c)
 	c->params.markers_rx = c->rx.markers;
 	c->params.crc = c->tx.crc;
 	/* MPA-5.3.2-01/02, clamped to [128, 64768] (MPA-3.2-03, MPA-5.3.2-05). */
-	c->params.mulpdu = iw_mulpdu(c->cfg.emss, c->params.markers_tx);
+	c->params.mulpdu = c->cfg.mulpdu ? c->cfg.mulpdu : iw_mulpdu(c->cfg.emss, c->params.markers_tx);
 	c->tx_ready = true;
 }
 
@@ -207,6 +207,10 @@ static int check_config(const iw_conn_config *cfg, iw_err *e)
 				       "%s limit of %u (MPA-6.1-R9a)", cfg->pd_len,
 				       block ? " plus the IRD/ORD block" : "", p->name, (unsigned)p->pd_max);
 	}
+	/* Room for the untagged header and one payload octet (DDP-7.2-01), never past 64768 (MPA-3.2-04). */
+	if (cfg->mulpdu && (cfg->mulpdu <= IW_DDP_UNTAGGED_HDR_LEN || cfg->mulpdu > IW_MPA_MULPDU_MAX))
+		return iw_errf(e, IW_EINVAL, "connection model: MULPDU %u is outside %d..%d", cfg->mulpdu,
+			       IW_DDP_UNTAGGED_HDR_LEN + 1, IW_MPA_MULPDU_MAX);
 	if (cfg->ird > IW_MPA_IRDORD_MASK || cfg->ord > IW_MPA_IRDORD_MASK)
 		return iw_errf(e, IW_EINVAL, "connection model: IRD %u / ORD %u do not fit 14 bits", cfg->ird,
 			       cfg->ord);

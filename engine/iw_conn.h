@@ -45,6 +45,8 @@ typedef struct iw_conn_config {
 	bool want_crc;              /* C sent (default true; MPA-5.2-03) */
 	bool crc_admin_off;         /* administrator asked for no CRC: only then is C=0 honoured */
 	uint32_t emss;              /* effective MSS of the connection, for MULPDU (default 1460) */
+	uint32_t mulpdu;            /* 0: MULPDU from emss (MPA-5.3.2-01/02); else this one, as a sender
+	                             * that reduces it may (MPA-5.3.2-03); above the 18-octet header */
 	const uint8_t *pd;          /* private data to send in our frame */
 	size_t pd_len;
 	bool reject;                /* responder: answer with R=1 (and send no FPDU) */

@@ -1221,6 +1221,10 @@ static int check_case(parser *p, unsigned seen)
 		/* startup ends with the reflector's greeting and an echo: without one it cannot run. */
 		if (st->kind == IW_STEP_STARTUP && !(c->needs & IW_CAP_REFLECTOR))
 			return perr(p, "startup: the step uses the reflector (greeting and echo): add `needs: reflector`");
+		/* The MSS option rides on the SYN of a connection the harness opens. */
+		if (st->kind == IW_STEP_STARTUP && iw_step_arg(st, "mss") && c->dut_role != 1)
+			return perr(p, "startup mss=: the harness advertises an MSS only on connections it opens "
+				       "(role: responder)");
 	}
 	return 0;
 }

@@ -180,6 +180,13 @@ static const iw_arg_spec startup_args[] = {
 	DUR("within"),
 	BIT("m"),
 	BIT("c"),
+	INT("mss", 88, 65535),
+};
+
+/* mss: the MSS the harness advertises (TR-17); Linux's TCP takes 88 and up. */
+static const iw_arg_spec connect_args[] = {
+	DUR("within"),
+	INT("mss", 88, 65535),
 };
 
 static const iw_arg_spec within_args[] = {
@@ -190,7 +197,7 @@ static const iw_arg_spec within_args[] = {
 #define ARGS(a) a, N(a)
 
 static const iw_step_schema schemas[IW_STEP_KIND_COUNT] = {
-	[IW_STEP_CONNECT] = { IW_STEP_CONNECT, "connect", false, NOARGS, NULL, NULL },
+	[IW_STEP_CONNECT] = { IW_STEP_CONNECT, "connect", false, ARGS(connect_args), NULL, NULL },
 	[IW_STEP_ACCEPT] = { IW_STEP_ACCEPT, "accept", false, ARGS(accept_args), NULL, NULL },
 	[IW_STEP_SEND_REQUEST] = { IW_STEP_SEND_REQUEST, "send request", false, ARGS(send_frame_args), NULL, NULL },
 	[IW_STEP_SEND_REPLY] = { IW_STEP_SEND_REPLY, "send reply", false, ARGS(send_frame_args), NULL, NULL },

@@ -232,6 +232,15 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 		snprintf(d, sizeof d, "DDP reserved bits 0x%x sent; they must be zero (receivers ignore them)", h->rsvd);
 		iw_decode_violation(o, "DDP-6.1-08", IW_VIOL_SENDER, -1, 0, 0, fp->start, d);
 	}
+	/* RFC 5040 §4.2: only Send with Invalidate carries a value in RsvdULP octets 2-5; every
+	 * other untagged message sends its 32-bit reserved word as zero (DDP-6.3-02 carries the ULP's
+	 * value, and RDMAP's value is 0). Receivers ignore it, so it judges only the sender. */
+	if (ok && !h->tagged && !inv && inv_stag) {
+		char d[128];
+		snprintf(d, sizeof d, "RDMAP reserved word 0x%08x in RsvdULP octets 2-5 of a %s; it must be zero",
+			 inv_stag, op->name);
+		iw_decode_violation(o, "DDP-6.3-02", IW_VIOL_SENDER, -1, 0, 0, fp->start, d);
+	}
 	if (!ok) {
 		iw_decode_violation(o, v.req, v.kind, v.layer, v.etype, v.ecode, fp->start, v.detail);
 		return;

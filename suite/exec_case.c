@@ -93,6 +93,7 @@ typedef struct hconn {
 	/* data source checks of the DUT's messages */
 	uint32_t dut_msn[3];        /* next MSN expected per QN (DDP-6.3-08/09) */
 	uint32_t mss;               /* TCP_MAXSEG of the socket: the EMSS for the MULPDU bound */
+	bool mss_advertised;        /* the case chose the MSS (mss=): the DUT's ULPDUs are held to it */
 	size_t dut_markers;         /* markers seen and checked in the DUT's FPDUs */
 	/* the harness's last segment and Read Request, for the Terminate's attached headers */
 	uint8_t last_hdr[IW_DDP_UNTAGGED_HDR_LEN];
@@ -1281,6 +1282,24 @@ static bool read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm
 	}
 }
 
+/* A message the DUT cut into segments on a connection whose MSS the case chose (TR-17): its
+ * largest ULPDU shows the MULPDU it used. Below 128 the floor was lost (MPA-5.3.2-05, MUST NOT);
+ * below the formula its ULPDUs are smaller than they could be (MPA-5.3.2-04, SHOULD). */
+static bool mulpdu_used(ctx *x, const dut_msg *dm)
+{
+	bool markers = x->h->rx->markers;
+	uint32_t want = iw_mulpdu(x->h->mss, markers);
+	note(x, "the DUT's message in %zu segments, largest ULPDU %u; MULPDU for EMSS %u %s markers is %u", dm->nseg,
+	     dm->max_ulpdu, x->h->mss, markers ? "with" : "without", want);
+	if (dm->max_ulpdu < IW_MPA_MULPDU_MIN)
+		return fail(x, "MPA-5.3.2-05", "the DUT cut a message into ULPDUs of at most %u octets: MULPDU never "
+			    "goes below %u, even for EMSS %u", dm->max_ulpdu, IW_MPA_MULPDU_MIN, x->h->mss);
+	if (dm->max_ulpdu < want)
+		return fail(x, "MPA-5.3.2-04", "the DUT cut a message into ULPDUs of at most %u octets; MULPDU for EMSS "
+			    "%u is %u, and ULPDUs should be as large as it allows", dm->max_ulpdu, x->h->mss, want);
+	return true;
+}
+
 /* What an explicit expectation covers is not judged again by a later `expect as-model`. */
 static void model_discard(ctx *x)
 {
@@ -1435,6 +1454,8 @@ static bool exp_message(ctx *x, const iw_step *s, bool terminate)
 	if (ok && dm.markers)
 		note(x, "%zu markers in the message's %zu FPDU%s, each FPDUPTR checked; largest ULPDU %u", dm.markers,
 		     dm.nseg, dm.nseg == 1 ? "" : "s", dm.max_ulpdu);
+	if (ok && dm.nseg > 1 && x->h->mss_advertised)
+		ok = mulpdu_used(x, &dm);
 	free(dm.data);
 	free(fp);
 	return ok;
@@ -1490,7 +1511,7 @@ static bool exp_silence(ctx *x, const iw_step *s)
 }
 
 /* Opens a connection to (or from) the DUT into h and makes it the current one. */
-static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms)
+static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 {
 	hconn_reset(h);
 	h->fd = -1;
@@ -1504,7 +1525,7 @@ static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms)
 	x->h = h;
 	iw_err e;
 	int fd = -1;
-	int rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, &e)
+	int rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, mss, &e)
 						  : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
 	if (rc)
 		return herror(x, "cannot %s the DUT: %s", x->dut_role == IW_ROLE_RESPONDER ? "connect to" : "accept", e.msg);
@@ -1512,10 +1533,13 @@ static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms)
 	iw_result_wire(x->r, IW_NOTE, h->no, tcase(x), "connect", NULL, 0, "connection %d %s", h->no,
 		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT");
 	/* The DUT's EMSS is taken to be ours: TCP gives both ends the same MSS on a symmetric path. */
-	int mss = 0;
-	socklen_t ml = sizeof mss;
-	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml) == 0 && mss > 0)
-		h->mss = (uint32_t)mss;
+	int emss = 0;
+	socklen_t ml = sizeof emss;
+	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &emss, &ml) == 0 && emss > 0)
+		h->mss = (uint32_t)emss;
+	h->mss_advertised = mss > 0 && h->mss;
+	if (h->mss_advertised)
+		note(x, "MSS %d advertised; the connection's EMSS is %u (TCP options taken off)", mss, h->mss);
 	/* The model plays the DUT as it was asked to be; iw_conn_start is a no-op for a responder. */
 	model_make(x, h, x->instr_markers, !x->instr_crc_off);
 	if (!x->p->startup_frames)
@@ -1524,12 +1548,12 @@ static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms)
 }
 
 /* `connect` / `accept`: a new connection; earlier ones stay open (`use N` goes back to one). */
-static bool open_conn(ctx *x, int64_t timeout_ms)
+static bool open_conn(ctx *x, int64_t timeout_ms, int mss)
 {
 	if (x->nconns == MAX_CONNS)
 		return herror(x, "a case may open at most %d connections", MAX_CONNS);
 	hconn *h = &x->conns[x->nconns++];
-	return open_into(x, h, x->nconns, timeout_ms);
+	return open_into(x, h, x->nconns, timeout_ms, mss);
 }
 
 /* Steps the harness makes up itself (startup, liveness, as-model), with their arguments. */
@@ -1625,7 +1649,7 @@ static bool exp_alive(ctx *x, const iw_step *s)
 	hconn probe;
 	memset(&probe, 0, sizeof probe);
 	probe.fd = -1;
-	bool ok = open_into(x, &probe, x->nconns + 1, (deadline - now_us()) / 1000);
+	bool ok = open_into(x, &probe, x->nconns + 1, (deadline - now_us()) / 1000, 0);
 	bool reflector = (x->c->needs & IW_CAP_REFLECTOR) && x->o->dut.reflector;
 	if (ok && reflector) {
 		ok = startup_conn(x, (deadline - now_us()) / 1000, startup_m(x, s), startup_c(x, s), s->line);
@@ -1954,14 +1978,14 @@ static bool run_step(ctx *x, const iw_step *s)
 	switch (s->kind) {
 	case IW_STEP_STARTUP: {
 		int64_t within = arg_i(s, "within", x->o->dut.connect_timeout_ms);
-		return open_conn(x, within) && startup_conn(x, within, startup_m(x, s), startup_c(x, s), s->line);
+		return open_conn(x, within, (int)arg_i(s, "mss", 0)) && startup_conn(x, within, startup_m(x, s), startup_c(x, s), s->line);
 	}
 	case IW_STEP_CONNECT:
 	case IW_STEP_ACCEPT:
 		if ((s->kind == IW_STEP_CONNECT) != (x->dut_role == IW_ROLE_RESPONDER))
 			return herror(x, "line %d: %s does not fit a DUT in the %s role", s->line, iw_step_name(s->kind),
 				      x->dut_role == IW_ROLE_RESPONDER ? "responder" : "initiator");
-		return open_conn(x, arg_i(s, "within", x->o->dut.connect_timeout_ms));
+		return open_conn(x, arg_i(s, "within", x->o->dut.connect_timeout_ms), (int)arg_i(s, "mss", 0));
 	case IW_STEP_SEND_REQUEST: return act_send_frame(x, s, IW_MPA_REQUEST);
 	case IW_STEP_SEND_REPLY: {
 		bool ok = act_send_frame(x, s, IW_MPA_REPLY);

@@ -600,7 +600,7 @@ static int drv_connect(nf_session *s, int *fd, iw_err *e)
 		*fd = f;
 		return IW_OK;
 	}
-	int rc = s->drv->ops->connect(s->drv, fd, s->o.dut.connect_timeout_ms, e);
+	int rc = s->drv->ops->connect(s->drv, fd, s->o.dut.connect_timeout_ms, 0, e);
 	if (rc)
 		return rc;
 	s->alen = sizeof s->addr;

@@ -533,7 +533,8 @@ TEST(case_parse_err_unknown_argument)
 	FAILS(with_hdr("send request foo=1\n"), "t.iwt:5: send request: ",
 	      "unknown argument 'foo' (expected one of: key, key_octet, key_xor, m, c, r, res");
 	FAILS(with_hdr("send write crc_xr=1\n"), "t.iwt:5: send write: ", "did you mean 'crc_xor'?");
-	FAILS(with_hdr("connect within=5s\n"), "t.iwt:5: connect: ", "unknown argument 'within' (takes no arguments)");
+	FAILS(with_hdr("connect foo=5s\n"), "t.iwt:5: connect: ", "unknown argument 'foo' (expected one of: within, mss)");
+	FAILS(with_hdr("close now=1\n"), "t.iwt:5: close: ", "unknown argument 'now' (takes no arguments)");
 	FAILS(with_hdr("expect close M=1\n"), "t.iwt:5: expect close: ", "unknown argument 'M'");
 	FAILS(with_hdr("connect now\n"), "t.iwt:5: connect: ", "unexpected value 'now'");
 	FAILS(with_hdr("send request =1\n"), "t.iwt:5: ", "missing argument name");
@@ -627,6 +628,10 @@ TEST(case_parse_err_step_rules)
 	FAILS(with_hdr("accept\n"), "t.iwt:5: accept: ", "role: initiator");
 	FAILS("id: a\ntitle: T\nrequirement: MPA-6.1-R5 MUST\nrole: initiator\naccept\nconnect\n", "t.iwt:6: connect: ",
 	      "role: responder");
+	/* TR-17: the MSS rides on the harness's SYN, and Linux's TCP takes no less than 88. */
+	FAILS(with_hdr("connect mss=64\n"), "t.iwt:5: ", "mss=64 is out of range (88..65535)");
+	FAILS("id: a\ntitle: T\nrequirement: MPA-6.1-R5 MUST\nrole: initiator\nneeds: reflector\nstartup mss=536\n",
+	      "t.iwt:6: ", "startup mss=: the harness advertises an MSS only on connections it opens");
 }
 
 TEST(case_parse_err_limits)

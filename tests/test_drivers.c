@@ -79,7 +79,7 @@ static iw_driver *ref_connect(const iw_dut_config *c, int *fd)
 		return NULL;
 	}
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	if (d->ops->connect(d, fd, 1000, &e) != IW_OK)
+	if (d->ops->connect(d, fd, 1000, 0, &e) != IW_OK)
 		check_fail(__FILE__, __LINE__, "connect: %s", e.msg);
 	return d;
 }
@@ -230,7 +230,7 @@ TEST(drivers_ref_initiator_accept)
 		return;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
 	int fd = -1;
-	CHECK_EQ(d->ops->connect(d, &fd, 100, &e), IW_ESTATE);
+	CHECK_EQ(d->ops->connect(d, &fd, 100, 0, &e), IW_ESTATE);
 	CHECK(has(e.msg, "initiator"));
 	for (int k = 0; k < 2; k++) {
 		fd = -1;
@@ -280,7 +280,7 @@ TEST(drivers_ref_instruct)
 	in.pd = (const uint8_t *)"why";
 	in.pd_len = 3;
 	CHECK_EQ(iw_driver_instruct(d, &in, &e), IW_OK);
-	CHECK_EQ(d->ops->connect(d, &fd, 1000, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, 1000, 0, &e), IW_OK);
 	send_request(fd, iw_profile_default(), false, -1);
 	CHECK_EQ(read_for(fd, buf, 23, 1000, &st), 23);
 	CHECK(buf[16] & IW_MPA_FLAG_R);
@@ -290,7 +290,7 @@ TEST(drivers_ref_instruct)
 	iw_dut_finding f;
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	CHECK_EQ(d->ops->connect(d, &fd, 1000, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, 1000, 0, &e), IW_OK);
 	send_request(fd, iw_profile_default(), false, -1);
 	CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
 	CHECK(!(buf[16] & IW_MPA_FLAG_R));
@@ -362,7 +362,7 @@ TEST(drivers_ref_responder_greeting_waits)
 	memset(&in, 0, sizeof in);
 	in.greeting = true;
 	CHECK_EQ(iw_driver_instruct(d, &in, &e), IW_OK);
-	CHECK_EQ(d->ops->connect(d, &fd, 1000, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, 1000, 0, &e), IW_OK);
 	iw_conn *m = harness_model(IW_ROLE_INITIATOR, false);
 	iw_conn_event ev;
 	uint8_t buf[64];
@@ -403,7 +403,7 @@ TEST(drivers_tcp_against_ref_server)
 		uint8_t buf[32];
 		CHECK_STR(d->ops->name, "tcp");
 		CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-		CHECK_EQ(d->ops->connect(d, &fd, 1000, &e), IW_OK);
+		CHECK_EQ(d->ops->connect(d, &fd, 1000, 0, &e), IW_OK);
 		send_request(fd, iw_profile_default(), false, -1);
 		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
 		CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
@@ -436,7 +436,7 @@ TEST(drivers_tcp_refused_is_bounded)
 		return;
 	int fd = -1;
 	int64_t t0 = iw_net_now_ms();
-	CHECK_EQ(d->ops->connect(d, &fd, 200, &e), IW_ESTATE);
+	CHECK_EQ(d->ops->connect(d, &fd, 200, 0, &e), IW_ESTATE);
 	int64_t took = iw_net_now_ms() - t0;
 	CHECK(took >= 150 && took < 1000);
 	CHECK(has(e.msg, "tcp: connect to 127.0.0.1:"));
@@ -469,7 +469,7 @@ TEST(drivers_exec_exit_status_is_a_finding)
 	int fd = -1;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
 	int64_t t0 = iw_net_now_ms();
-	CHECK_EQ(d->ops->connect(d, &fd, 1500, &e), IW_ESTATE);
+	CHECK_EQ(d->ops->connect(d, &fd, 1500, 0, &e), IW_ESTATE);
 	CHECK(iw_net_now_ms() - t0 < 1400); /* the exit is noticed, not waited out */
 	CHECK(has(e.msg, "exited with status 3"));
 	iw_dut_finding f;
@@ -490,7 +490,7 @@ TEST(drivers_exec_crash_is_a_finding)
 	iw_err e;
 	int fd = -1;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	CHECK_EQ(d->ops->connect(d, &fd, 1500, &e), IW_ESTATE);
+	CHECK_EQ(d->ops->connect(d, &fd, 1500, 0, &e), IW_ESTATE);
 	CHECK(has(e.msg, "signal 11"));
 	iw_dut_finding f;
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
@@ -510,7 +510,7 @@ TEST(drivers_exec_our_stop_is_no_finding)
 	iw_err e;
 	int fd = -1;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	CHECK_EQ(d->ops->connect(d, &fd, 200, &e), IW_ESTATE);
+	CHECK_EQ(d->ops->connect(d, &fd, 200, 0, &e), IW_ESTATE);
 	CHECK(has(e.msg, "did not accept a connection"));
 	iw_dut_finding f;
 	int64_t t0 = iw_net_now_ms();
@@ -543,7 +543,7 @@ TEST(drivers_exec_initiator_needs_a_connection)
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
 	CHECK_EQ(d->ops->accept(d, &fd, 1000, &e), IW_ESTATE);
 	CHECK(has(e.msg, "exited (status 0) before connecting"));
-	CHECK_EQ(d->ops->connect(d, &fd, 100, &e), IW_ESTATE);
+	CHECK_EQ(d->ops->connect(d, &fd, 100, 0, &e), IW_ESTATE);
 	iw_dut_finding f;
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
 	CHECK(!f.present);
@@ -579,7 +579,7 @@ TEST(drivers_exec_iwspec_serve)
 		return;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
 	for (int k = 0; k < 2; k++) {
-		CHECK_EQ(d->ops->connect(d, &fd, 2000, &e), IW_OK);
+		CHECK_EQ(d->ops->connect(d, &fd, 2000, 0, &e), IW_OK);
 		if (fd < 0)
 			break;
 		send_request(fd, iw_profile_default(), false, -1);
@@ -625,7 +625,7 @@ static iw_ref_server *server_with(int64_t startup_ms, int64_t idle_ms, int *fd)
 	if (!s)
 		return NULL;
 	CHECK_EQ(iw_ref_server_start(s, &e), IW_OK);
-	CHECK_EQ(iw_net_connect("127.0.0.1", iw_ref_server_port(s), 1000, fd, &e), IW_OK);
+	CHECK_EQ(iw_net_connect("127.0.0.1", iw_ref_server_port(s), 1000, 0, fd, &e), IW_OK);
 	return s;
 }
 
@@ -729,7 +729,7 @@ TEST(drivers_ref_slow_reader_does_not_block)
 	CHECK(blocked);
 	/* a second connection is still served at once */
 	int fd2 = -1;
-	CHECK_EQ(iw_net_connect("127.0.0.1", iw_ref_server_port(s), 1000, &fd2, &e), IW_OK);
+	CHECK_EQ(iw_net_connect("127.0.0.1", iw_ref_server_port(s), 1000, 0, &fd2, &e), IW_OK);
 	send_request(fd2, iw_profile_default(), false, -1);
 	CHECK_EQ(read_for(fd2, buf, 20, 1000, &st), 20);
 	close(fd2);
@@ -937,7 +937,7 @@ TEST(drivers_faults_all_end)
 				int64_t t0 = iw_net_now_ms();
 				CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
 				if (role == 0) {
-					CHECK_EQ(d->ops->connect(d, &fd, 1000, &e), IW_OK);
+					CHECK_EQ(d->ops->connect(d, &fd, 1000, 0, &e), IW_OK);
 					if (fd >= 0)
 						send_request(fd, c.profile, true, -1);
 				} else {

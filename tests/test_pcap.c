@@ -765,7 +765,7 @@ TEST(pcap_decode_traffic_with_the_builtin_dut)
 		return;
 	}
 	int fd = -1;
-	CHECK_EQ(iw_net_connect("127.0.0.1", iw_ref_server_port(srv), 2000, &fd, &e), IW_OK);
+	CHECK_EQ(iw_net_connect("127.0.0.1", iw_ref_server_port(srv), 2000, 0, &fd, &e), IW_OK);
 	iw_conn_config cc;
 	iw_conn_config_default(&cc, ro.profile, IW_ROLE_INITIATOR);
 	iw_conn *c = NULL;
