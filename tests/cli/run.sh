@@ -81,6 +81,13 @@ if [ $st -le 2 ]; then ok; else bad "garbage stdin: exit $st"; fi
 # a startup frame then FPDUs: RFC 5044 Request
 expect 0 "decode Request" "$IWSPEC" decode --profile rfc5044 --hex "4d50412049442052657120467261 6d65 40 01 00 00"
 contains "Request frame" "Request decoded"
+# RFC 5040 §4.2: a plain Send's RDMAP reserved word (RsvdULP octets 2-5) is zero; only Send
+# with Invalidate carries an STag there (DDP-6.3-02, a sender violation)
+SEND_RSVD='00 12 41 43 00 00 00 07 00000000 00000001 00000000 00000000'
+expect 1 "Send with a reserved word" "$IWSPEC" decode --no-crc --hex "$SEND_RSVD"
+contains "DDP-6.3-02 at offset 0: sender violation: RDMAP reserved word 0x00000007" "reserved word named"
+expect 0 "Send with Invalidate" "$IWSPEC" decode --no-crc --hex '00 12 41 46 00 00 00 07 00000000 00000001 00000000 00000000'
+contains "Invalidate STag=0x00000007" "Invalidate STag shown"
 
 echo "cli: $pass passed, $failn failed"
 [ $failn -eq 0 ]
