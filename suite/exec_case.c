@@ -1537,7 +1537,7 @@ static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	socklen_t ml = sizeof emss;
 	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &emss, &ml) == 0 && emss > 0)
 		h->mss = (uint32_t)emss;
-	h->mss_advertised = mss > 0 && h->mss;
+	h->mss_advertised = mss > 0 && x->dut_role == IW_ROLE_RESPONDER && h->mss;
 	if (h->mss_advertised)
 		note(x, "MSS %d advertised; the connection's EMSS is %u (TCP options taken off)", mss, h->mss);
 	/* The model plays the DUT as it was asked to be; iw_conn_start is a no-op for a responder. */

@@ -61,6 +61,16 @@ static bool startup_only(const iw_case *c)
 	return any;
 }
 
+/* A case that advertises an MSS (`startup mss=`, `connect mss=`): the option rides on the SYN of
+ * a connection the harness opens, so only a responder DUT can be given one. */
+static bool advertises_mss(const iw_case *c)
+{
+	for (size_t i = 0; i < c->nsteps; i++)
+		if (iw_step_arg(&c->steps[i], "mss"))
+			return true;
+	return false;
+}
+
 static bool case_profile_ok(const iw_case *c, const iw_profile *p)
 {
 	if (c->nprofiles == 0)
@@ -262,9 +272,11 @@ static void prepare(const iw_run_opts *o, const iw_case *c, const iw_profile *p,
 				 startup_only(c) ? " or culley-mpa-02" : "");
 		snprintf(why + strlen(why), sizeof why - strlen(why), "; the DUT speaks %s", p->name);
 		skip = why;
-	} else if (!flexible_role && c->dut_role != o->dut.role) {
-		snprintf(why, sizeof why, "needs a DUT in the %s role; this DUT is %s",
+	} else if (!flexible_role && c->dut_role != o->dut.role && (!startup_only(c) || advertises_mss(c))) {
+		/* A case that opens every connection with `startup` runs against either role. */
+		snprintf(why, sizeof why, "needs a DUT in the %s role%s; this DUT is %s",
 			 c->dut_role == IW_ROLE_RESPONDER ? "responder" : "initiator",
+			 startup_only(c) ? " (it advertises an MSS, on connections the harness opens)" : "",
 			 o->dut.role == IW_ROLE_RESPONDER ? "a responder" : "an initiator");
 		skip = why;
 	} else {

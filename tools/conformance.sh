@@ -2,7 +2,9 @@
 # The conformance matrix: the whole suite against the built-in DUT, `iwspec run --profile all`,
 # for each DUT configuration (markers yes/no x crc required/optional-off, tests/conformance/*.conf,
 # each run with the framing it declares: --markers on for markers = yes, --crc off for
-# optional-off) and each resegmentation mode (none, octet, random, coalesce). Fails when any run
+# optional-off), plus the built-in DUT as an initiator (nomarkers-crc, --role initiator: the cases
+# that open every connection with `startup` run in either role), and each resegmentation mode
+# (none, octet, random, coalesce). Fails when any run
 # has a FAIL or an ERROR. Runs are mostly waiting on the DUT, so they go JOBS at a time (each runs its cases 40 at a time).
 #
 #   IWSPEC=build/iwspec JOBS=2 sh tools/conformance.sh [extra iwspec run options]
@@ -12,16 +14,18 @@ DIR=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${CONFORMANCE_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 MODES=${MODES:-"none octet random coalesce"}
-CONFIGS="markers-crc nomarkers-crc markers-nocrc nomarkers-nocrc"
+CONFIGS="markers-crc nomarkers-crc markers-nocrc nomarkers-nocrc initiator"
 EXTRA="$*"
 start=$(date +%s)
 
 run_one() { # config mode
 	flags=""
+	conf=$1
 	case $1 in markers-*) flags="--markers on" ;; *) flags="--markers off" ;; esac
 	case $1 in *-nocrc) flags="$flags --crc off" ;; esac
+	case $1 in initiator) conf=nomarkers-crc flags="$flags --role initiator" ;; esac
 	"$IWSPEC" run --profile all --no-progress --case-dir "$DIR/suite/cases" \
-		--dut-config "$DIR/tests/conformance/$1.conf" --resegment "$2" $flags \
+		--dut-config "$DIR/tests/conformance/$conf.conf" --resegment "$2" $flags \
 		--report "$OUT/$1-$2" $EXTRA >"$OUT/$1-$2.log" 2>&1
 	echo $? >"$OUT/$1-$2.rc"
 }
