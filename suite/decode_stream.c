@@ -174,6 +174,52 @@ long iw_decode_frame(iw_decode_ctx *o, const iw_profile *p, const uint8_t *buf, 
 	return (long)flen;
 }
 
+/* RFC 5040 §4.8: what a Terminate carries of the segment at fault, field by field, so a reader
+ * of a capture sees which message the peer refused without decoding the octets by hand. */
+static void terminate_attached(const iw_terminate *t, json_t *jt)
+{
+	iw_ddp_hdr h;
+	iw_err e;
+	if (t->d && iw_ddp_hdr_decode(t->ddp_hdr, t->ddp_hdr_len, &h, NULL, &e) == IW_OK) {
+		unsigned op = iw_rdmap_ctrl_opcode(h.rsvdulp[0]);
+		if (jt) {
+			json_t *d = json_pack("{s:b, s:b, s:i, s:i, s:s}", "tagged", h.tagged, "last", h.last, "dv", h.dv,
+					      "opcode", op, "name", iw_rdmap_op(op)->name);
+			if (h.tagged) {
+				json_object_set_new(d, "stag", json_integer(h.stag));
+				json_object_set_new(d, "to", hex64(h.to));
+			} else {
+				json_object_set_new(d, "qn", json_integer(h.qn));
+				json_object_set_new(d, "msn", json_integer(h.msn));
+				json_object_set_new(d, "mo", json_integer(h.mo));
+			}
+			if (t->m)
+				json_object_set_new(d, "segment_length", json_integer(t->ddp_seg_len));
+			json_object_set_new(jt, "ddp_header", d);
+		} else if (h.tagged) {
+			printf("    at fault: DDP tagged L=%d DV=%u STag=0x%08x TO=0x%016llx, RDMAP %s", h.last, h.dv, h.stag,
+			       (unsigned long long)h.to, iw_rdmap_op(op)->name);
+		} else {
+			printf("    at fault: DDP untagged L=%d DV=%u QN=%u MSN=%u MO=%u, RDMAP %s", h.last, h.dv, h.qn,
+			       h.msn, h.mo, iw_rdmap_op(op)->name);
+		}
+		if (!jt)
+			printf(t->m ? ", segment length %u\n" : "\n", (unsigned)t->ddp_seg_len);
+	}
+	iw_read_req rr;
+	if (t->has_rdma_hdr && iw_read_req_decode(t->rdma_hdr, sizeof t->rdma_hdr, &rr, &e) == IW_OK) {
+		if (jt)
+			json_object_set_new(jt, "read_request",
+					    json_pack("{s:I, s:o, s:I, s:I, s:o}", "sink_stag", (json_int_t)rr.sink_stag,
+						      "sink_to", hex64(rr.sink_to), "size", (json_int_t)rr.size, "src_stag",
+						      (json_int_t)rr.src_stag, "src_to", hex64(rr.src_to)));
+		else
+			printf("    at fault: Read Request sink STag=0x%08x TO=0x%llx size=%u source STag=0x%08x TO=0x%llx\n",
+			       rr.sink_stag, (unsigned long long)rr.sink_to, rr.size, rr.src_stag,
+			       (unsigned long long)rr.src_to);
+	}
+}
+
 static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *fp, json_t *jf)
 {
 	iw_rdmap_msg m;
@@ -269,17 +315,19 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 		if (o->terminates)
 			(*o->terminates)++;
 		if (iw_terminate_decode(m.payload, m.payload_len, &t, &e) == IW_OK) {
-			if (o->json)
-				json_object_set_new(jf, "terminate",
-						    json_pack("{s:i, s:i, s:i, s:s, s:b, s:b, s:b, s:I, s:b}", "layer",
-							      t.layer, "etype", t.etype, "ecode", t.ecode, "code",
-							      iw_error_name(t.layer, t.etype, t.ecode), "m", t.m, "d", t.d,
-							      "r", t.r, "ddp_header_length", (json_int_t)t.ddp_hdr_len,
-							      "rdma_header", t.has_rdma_hdr));
-			else
+			json_t *jt = NULL;
+			if (o->json) {
+				jt = json_pack("{s:i, s:i, s:i, s:s, s:b, s:b, s:b, s:I, s:b}", "layer", t.layer, "etype",
+					       t.etype, "ecode", t.ecode, "code", iw_error_name(t.layer, t.etype, t.ecode),
+					       "m", t.m, "d", t.d, "r", t.r, "ddp_header_length", (json_int_t)t.ddp_hdr_len,
+					       "rdma_header", t.has_rdma_hdr);
+				json_object_set_new(jf, "terminate", jt);
+			} else {
 				printf("  Terminate %s M=%d D=%d R=%d attached DDP header %zu octets%s\n",
 				       iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r, t.ddp_hdr_len,
 				       t.has_rdma_hdr ? ", RDMA header 28 octets" : "");
+			}
+			terminate_attached(&t, jt);
 		} else {
 			iw_decode_violation(o, "RFC5040-4.8", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
 					    IW_RDMAP_EC_UNSPECIFIED, fp->start, e.msg);

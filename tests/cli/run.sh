@@ -88,6 +88,13 @@ expect 1 "Send with a reserved word" "$IWSPEC" decode --no-crc --hex "$SEND_RSVD
 contains "DDP-6.3-02 at offset 0: sender violation: RDMAP reserved word 0x00000007" "reserved word named"
 expect 0 "Send with Invalidate" "$IWSPEC" decode --no-crc --hex '00 12 41 46 00 00 00 07 00000000 00000001 00000000 00000000'
 contains "Invalidate STag=0x00000007" "Invalidate STag shown"
+# a Terminate's attached DDP header (RFC 5040 §4.8) is shown field by field: the segment at fault
+TERM='00 26 41 47 00000000 00000002 00000001 00000000 11 00 c0 00 00 2e c1 40 00008888 00000000 00000010 00000000'
+expect 0 "Terminate" "$IWSPEC" decode --no-crc --hex "$TERM"
+contains "at fault: DDP tagged L=1 DV=1 STag=0x00008888 TO=0x0000000000000010, RDMAP RDMA Write, segment length 46" \
+	"Terminate's attached header decoded"
+expect 0 "Terminate --json" "$IWSPEC" decode --no-crc --json --hex "$TERM"
+contains '"ddp_header": {' "Terminate's attached header in JSON"
 
 echo "cli: $pass passed, $failn failed"
 [ $failn -eq 0 ]
