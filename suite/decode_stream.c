@@ -203,8 +203,10 @@ static void terminate_attached(const iw_terminate *t, json_t *jt)
 			printf("    at fault: DDP untagged L=%d DV=%u QN=%u MSN=%u MO=%u, RDMAP %s", h.last, h.dv, h.qn,
 			       h.msn, h.mo, iw_rdmap_op(op)->name);
 		}
+		if (!jt && t->m)
+			printf(", segment length %u", (unsigned)t->ddp_seg_len);
 		if (!jt)
-			printf(t->m ? ", segment length %u\n" : "\n", (unsigned)t->ddp_seg_len);
+			printf("\n");
 	}
 	iw_read_req rr;
 	if (t->has_rdma_hdr && iw_read_req_decode(t->rdma_hdr, sizeof t->rdma_hdr, &rr, &e) == IW_OK) {
