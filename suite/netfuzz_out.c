@@ -252,8 +252,11 @@ static void action_steps(sbuf *s, nf_session *ss, const nf_prog *p, size_t i, un
 	const nf_action *a = &p->a[i];
 	if (a->kind == NF_A_SPLIT) {
 		if (a->split_every != *split) {
+			/* The fuzzer's pieces went out back to back and the DUT most likely read each on
+			 * its own; a millisecond between them makes the replay read them so every time (a
+			 * DUT that fails only on a read ending inside a header, MPA-5.4-04, needs that). */
 			if (a->split_every)
-				sb_printf(s, "split every=%u\n", a->split_every);
+				sb_printf(s, "split every=%u delay=1ms\n", a->split_every);
 			else
 				sb_printf(s, "split none\n");
 			*split = a->split_every;
