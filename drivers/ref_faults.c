@@ -10,6 +10,7 @@
 
 #include "ddp.h"
 #include "iw_proto.h"
+#include "mpa_frame.h"
 #include "mpa_fpdu.h"
 #include "rdmap.h"
 
@@ -474,7 +475,7 @@ static void track(iw_fault_conn *f, const uint8_t *data, size_t len, uint64_t po
 		const char *key = f->role == IW_ROLE_RESPONDER ? IW_MPA_KEY_REQ : IW_MPA_KEY_REP;
 		if (pos0 + len < IW_MPA_FRAME_HDR_LEN || memcmp(f->in_hdr, key, IW_MPA_KEY_LEN))
 			return;
-		frame_end = IW_MPA_FRAME_HDR_LEN + ((uint64_t)f->in_hdr[18] << 8 | f->in_hdr[19]);
+		frame_end = iw_mpa_frame_len(f->in_hdr);
 	}
 	for (size_t i = 0; i < len; i++) {
 		if (pos0 + i < frame_end)
@@ -510,9 +511,7 @@ size_t iw_fault_input_limit(const iw_fault_conn *f, size_t n)
 	bool robust = f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU || f->mutant == IW_MUTANT_HANG_PARTIAL_HEADER;
 	if (!(in_mutant(f->mutant) || robust) || !f->profile->startup_frames)
 		return n;
-	uint64_t end = IW_MPA_FRAME_HDR_LEN;
-	if (f->in_pos >= IW_MPA_FRAME_HDR_LEN)
-		end += (uint64_t)f->in_hdr[18] << 8 | f->in_hdr[19];
+	uint64_t end = f->in_pos >= IW_MPA_FRAME_HDR_LEN ? iw_mpa_frame_len(f->in_hdr) : IW_MPA_FRAME_HDR_LEN;
 	if (f->in_pos >= end)
 		return n;
 	return end - f->in_pos < n ? (size_t)(end - f->in_pos) : n;
@@ -554,7 +553,7 @@ void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len)
 	/* The peer's FPDUs start after its startup frame (20 + PD_Length octets), and a chunk never
 	 * straddles the frame's end (iw_fault_input_limit). Our frame, which says whether the peer
 	 * sends markers, is the model's answer to the peer's: it is known by now when there is one. */
-	size_t frame = f->profile->startup_frames ? IW_MPA_FRAME_HDR_LEN + ((size_t)f->in_hdr[18] << 8 | f->in_hdr[19]) : 0;
+	size_t frame = f->profile->startup_frames ? iw_mpa_frame_len(f->in_hdr) : 0;
 	if (in_mutant(f->mutant) && before >= frame && (f->out_hdr_known || (f->model && frame_known(f, f->model)))) {
 		if (!f->rf_in) {
 			bool markers = f->profile->markers_always || (f->out_hdr[16] & IW_MPA_FLAG_M);
@@ -591,7 +590,7 @@ static void mutated_hdr(const iw_fault_conn *f, uint8_t h[IW_MPA_FRAME_HDR_LEN])
 		h[16] &= (uint8_t)~IW_MPA_FLAG_C;
 		break;
 	case IW_MUTANT_TRUNCATE_PD: {
-		unsigned pdl = ((unsigned)h[18] << 8 | h[19]) + 4;
+		unsigned pdl = iw_mpa_frame_pd_length(h) + 4u;
 		h[18] = (uint8_t)(pdl >> 8);
 		h[19] = (uint8_t)pdl;
 		break;
@@ -688,7 +687,7 @@ static bool frame_known(iw_fault_conn *f, iw_conn *model)
 	if (f->out_pos != 0 || avail < IW_MPA_FRAME_HDR_LEN)
 		return false;
 	memcpy(f->out_hdr, src, IW_MPA_FRAME_HDR_LEN);
-	f->out_frame_len = IW_MPA_FRAME_HDR_LEN + ((size_t)src[18] << 8 | src[19]);
+	f->out_frame_len = iw_mpa_frame_len(src);
 	f->out_hdr_known = true;
 	return true;
 }

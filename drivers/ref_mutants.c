@@ -11,6 +11,7 @@
 #include "ddp.h"
 #include "ddp_sink.h"
 #include "iw_proto.h"
+#include "mpa_frame.h"
 #include "rdmap.h"
 
 #define RECV_BUF_LEN 65536u     /* the reflector's untagged buffers (iw_conn_config default) */
@@ -74,7 +75,7 @@ uint8_t iw_mut_hdr_in(iw_fault_conn *f, size_t p, uint8_t o)
 		 * before octet 19 has arrived. */
 		if (p == 18)
 			return o >= (k >> 8) ? (uint8_t)(k >> 8) : o;
-		uint32_t pdl = (uint32_t)f->in_hdr[18] << 8 | f->in_hdr[19];
+		uint32_t pdl = iw_mpa_frame_pd_length(f->in_hdr);
 		return (uint8_t)(pdl < k ? pdl : k);
 	}
 	default:
@@ -96,7 +97,7 @@ void iw_mut_clamp_pd(iw_fault_conn *f, const uint8_t *data, size_t len, uint64_t
 	uint32_t k = pd_clamp(f);
 	if (k == UINT32_MAX)
 		return;
-	uint32_t pdl = (uint32_t)f->in_hdr[18] << 8 | f->in_hdr[19];
+	uint32_t pdl = iw_mpa_frame_pd_length(f->in_hdr);
 	uint64_t lo = IW_MPA_FRAME_HDR_LEN + (uint64_t)(pdl < k ? pdl : k), hi = IW_MPA_FRAME_HDR_LEN + (uint64_t)pdl;
 	if (pos0 >= hi || pos0 + len <= lo || len > sizeof f->clamp_buf)
 		return;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "iw_proto.h"
+#include "mpa_frame.h"
 #include "net.h"
 #include "ref_mutants.h"
 
@@ -395,7 +396,7 @@ static void feed(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n)
 		c->in_total += n;
 		if (c->sbuf_len >= IW_MPA_FRAME_HDR_LEN) {
 			const uint8_t *h = c->sbuf;
-			size_t pdl = (size_t)h[18] << 8 | h[19];
+			size_t pdl = iw_mpa_frame_pd_length(h);
 			size_t off = IW_MPA_FRAME_HDR_LEN;
 			if (c->o.profile->enhanced && (h[16] & IW_MPA_FLAG_ENHANCED) && pdl >= IW_MPA_IRDORD_LEN)
 				off += IW_MPA_IRDORD_LEN;

@@ -52,6 +52,17 @@ void iw_mpa_frame_init(iw_mpa_frame *f, const iw_profile *p, enum iw_mpa_kind ki
 /* Octets iw_mpa_frame_encode will write: 20 + block + pd_len (PD_Length does not change it). */
 size_t iw_mpa_frame_size(const iw_mpa_frame *f);
 
+/* PD_Length of a startup frame header (octets 18-19), and the octets of the whole frame
+ * (header and private data), for readers of a header still arriving, before a full decode. */
+static inline uint16_t iw_mpa_frame_pd_length(const uint8_t hdr[IW_MPA_FRAME_HDR_LEN])
+{
+	return (uint16_t)(hdr[18] << 8 | hdr[19]);
+}
+static inline size_t iw_mpa_frame_len(const uint8_t hdr[IW_MPA_FRAME_HDR_LEN])
+{
+	return IW_MPA_FRAME_HDR_LEN + (size_t)iw_mpa_frame_pd_length(hdr);
+}
+
 /* Encodes f into out. IW_ENOSPC when cap is too small; IW_EINVAL when pd_length_auto is set
  * and the private data does not fit in 16 bits. */
 int iw_mpa_frame_encode(const iw_mpa_frame *f, uint8_t *out, size_t cap, size_t *out_len, iw_err *e);

@@ -42,6 +42,19 @@ static inline uint8_t iw_rdmap_ctrl(unsigned rv, unsigned opcode)
 static inline unsigned iw_rdmap_ctrl_rv(uint8_t ctrl) { return ctrl >> 6; }
 static inline unsigned iw_rdmap_ctrl_opcode(uint8_t ctrl) { return ctrl & 0x0Fu; }
 
+/* RsvdULP octets 1-4 of an untagged header as one word (RFC 5040 §4.2): the Invalidate STag
+ * of a Send with Invalidate, a reserved word sent as zero in every other untagged message. */
+static inline uint32_t iw_rdmap_rsvd_word(const iw_ddp_hdr *h)
+{
+	return (uint32_t)h->rsvdulp[1] << 24 | (uint32_t)h->rsvdulp[2] << 16 | (uint32_t)h->rsvdulp[3] << 8 |
+	       h->rsvdulp[4];
+}
+static inline void iw_rdmap_set_rsvd_word(iw_ddp_hdr *h, uint32_t v)
+{
+	h->rsvdulp[1] = (uint8_t)(v >> 24), h->rsvdulp[2] = (uint8_t)(v >> 16);
+	h->rsvdulp[3] = (uint8_t)(v >> 8), h->rsvdulp[4] = (uint8_t)v;
+}
+
 typedef struct iw_read_req {
 	uint32_t sink_stag;
 	uint64_t sink_to;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "profile.h"
 
@@ -55,6 +56,24 @@ IW_FUZZ_TARGETS(IW_FUZZ_DECL)
 			abort();                                                         \
 		}                                                                        \
 	} while (0)
+
+/* The input as a file, for a parser that takes a path: *fd (-1 the first time) is a temporary
+ * file, unlinked at once and rewritten for every input, and path names it through
+ * /proc/self/fd, so nothing is left behind. tag names the file in TMPDIR while it exists. */
+static inline void fz_as_file(int *fd, const char *tag, const uint8_t *data, size_t size, char path[64])
+{
+	if (*fd < 0) {
+		const char *dir = getenv("TMPDIR");
+		char tmpl[512];
+		snprintf(tmpl, sizeof tmpl, "%s/iwspec-fuzz-%s-XXXXXX", dir && *dir ? dir : "/tmp", tag);
+		*fd = mkstemp(tmpl);
+		FZ_CHECK(*fd >= 0, "cannot create a temporary file in %s", tmpl);
+		unlink(tmpl);
+	}
+	FZ_CHECK(ftruncate(*fd, 0) == 0, "ftruncate");
+	FZ_CHECK(pwrite(*fd, data, size, 0) == (ssize_t)size, "pwrite");
+	snprintf(path, 64, "/proc/self/fd/%d", *fd);
+}
 
 /* ---- reading choices from the input ---- */
 

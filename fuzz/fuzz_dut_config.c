@@ -86,18 +86,8 @@ static int cfg_fd = -1;
 
 static void load_file(iw_dut_config *c, const uint8_t *d, size_t n)
 {
-	if (cfg_fd < 0) {
-		const char *dir = getenv("TMPDIR");
-		char tmpl[512];
-		snprintf(tmpl, sizeof tmpl, "%s/iwspec-fuzz-dutcfg-XXXXXX", dir && *dir ? dir : "/tmp");
-		cfg_fd = mkstemp(tmpl);
-		FZ_CHECK(cfg_fd >= 0, "cannot create a temporary file in %s", tmpl);
-		unlink(tmpl);
-	}
-	FZ_CHECK(ftruncate(cfg_fd, 0) == 0, "ftruncate");
-	FZ_CHECK(pwrite(cfg_fd, d, n, 0) == (ssize_t)n, "pwrite");
 	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", cfg_fd);
+	fz_as_file(&cfg_fd, "dutcfg", d, n, path);
 	iw_err e;
 	memset(&e, 0, sizeof e);
 	int rc = iw_dut_config_load(c, path, &e);

@@ -44,18 +44,8 @@ static void check_stream(const iw_pcap_capture *c, const iw_pcap_stream *s)
 
 int iw_fuzz_pcap_read(const uint8_t *data, size_t size)
 {
-	if (cap_fd < 0) {
-		const char *dir = getenv("TMPDIR");
-		char tmpl[512];
-		snprintf(tmpl, sizeof tmpl, "%s/iwspec-fuzz-pcap-XXXXXX", dir && *dir ? dir : "/tmp");
-		cap_fd = mkstemp(tmpl);
-		FZ_CHECK(cap_fd >= 0, "cannot create a temporary file in %s", tmpl);
-		unlink(tmpl);
-	}
-	FZ_CHECK(ftruncate(cap_fd, 0) == 0, "ftruncate");
-	FZ_CHECK(pwrite(cap_fd, data, size, 0) == (ssize_t)size, "pwrite");
 	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", cap_fd);
+	fz_as_file(&cap_fd, "pcap", data, size, path);
 	iw_pcap_capture *c = NULL;
 	char msg[512];
 	memset(msg, 0x55, sizeof msg);

@@ -237,8 +237,7 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 	const iw_rdmap_opinfo *op = iw_rdmap_op(m.opcode);
 	/* RFC 5040 §4.2: a Send with Invalidate names the STag in the untagged header's RsvdULP. */
 	bool inv = !h->tagged && (m.opcode == IW_OP_SEND_INV || m.opcode == IW_OP_SEND_SE_INV);
-	uint32_t inv_stag = (uint32_t)h->rsvdulp[1] << 24 | (uint32_t)h->rsvdulp[2] << 16 | (uint32_t)h->rsvdulp[3] << 8 |
-			    h->rsvdulp[4];
+	uint32_t inv_stag = iw_rdmap_rsvd_word(h);
 	if (o->json) {
 		json_t *d = json_pack("{s:b, s:b, s:i, s:i}", "tagged", h->tagged, "last", h->last, "rsvd", h->rsvd,
 				      "dv", h->dv);
@@ -285,7 +284,7 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 	 * value, and RDMAP's value is 0). Receivers ignore it, so it judges only the sender. */
 	if (ok && !h->tagged && !inv && inv_stag) {
 		char d[128];
-		snprintf(d, sizeof d, "RDMAP reserved word 0x%08x in RsvdULP octets 2-5 of a %s; it must be zero",
+		snprintf(d, sizeof d, "RDMAP reserved word 0x%08x in DDP header octets 2-5 of a %s; it must be zero",
 			 inv_stag, op->name);
 		iw_decode_violation(o, "DDP-6.3-02", IW_VIOL_SENDER, -1, 0, 0, fp->start, d);
 	}

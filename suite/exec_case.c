@@ -895,11 +895,8 @@ static bool act_send_fpdu(ctx *x, const iw_step *s)
 		size_t n = a->nbytes > 5 ? 5 : a->nbytes;
 		memcpy(h.rsvdulp, a->bytes, n);
 	}
-	if ((a = iw_step_arg(s, "inv_stag"))) {
-		uint32_t v = (uint32_t)a->i;
-		h.rsvdulp[1] = (uint8_t)(v >> 24), h.rsvdulp[2] = (uint8_t)(v >> 16);
-		h.rsvdulp[3] = (uint8_t)(v >> 8), h.rsvdulp[4] = (uint8_t)v;
-	}
+	if ((a = iw_step_arg(s, "inv_stag")))
+		iw_rdmap_set_rsvd_word(&h, (uint32_t)a->i);
 	h.stag = (uint32_t)arg_i(s, "stag", x->h->have_adv ? x->h->adv_stag : 0x1000);
 	if (adv_of)
 		h.stag = adv_of->adv_stag;
@@ -1237,9 +1234,9 @@ static bool read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm
 			/* RFC 5040: a Send's RsvdULP after the control octet is reserved, sent as zero. */
 			if ((m.opcode == IW_OP_SEND || m.opcode == IW_OP_SEND_SE || m.opcode == IW_OP_TERMINATE ||
 			     m.opcode == IW_OP_READ_REQ) &&
-			    (m.ddp.rsvdulp[1] | m.ddp.rsvdulp[2] | m.ddp.rsvdulp[3] | m.ddp.rsvdulp[4]))
-				return fail(x, "DDP-6.3-02", "%s: the DUT's %s has non-zero RsvdULP octets 1-4", what,
-					    iw_rdmap_op(m.opcode)->name);
+			    iw_rdmap_rsvd_word(&m.ddp))
+				return fail(x, "DDP-6.3-02", "%s: the DUT's %s has RDMAP reserved word 0x%08x in DDP header octets 2-5",
+					    what, iw_rdmap_op(m.opcode)->name, iw_rdmap_rsvd_word(&m.ddp));
 		} else if (m.ddp.tagged != dm->first.tagged || m.opcode != dm->opcode) {
 			return fail(x, "DDP-6.1-03", "%s: a new %s began before the DUT's %s ended with L=1", what,
 				    iw_rdmap_op(m.opcode)->name, iw_rdmap_op(dm->opcode)->name);
@@ -1538,7 +1535,10 @@ static bool open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	socklen_t ml = sizeof emss;
 	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &emss, &ml) == 0 && emss > 0)
 		h->mss = (uint32_t)emss;
-	h->mss_advertised = mss > 0 && x->dut_role == IW_ROLE_RESPONDER && h->mss;
+	h->mss_advertised = mss > 0 && x->dut_role == IW_ROLE_RESPONDER;
+	/* Without the EMSS the MULPDU the case is about cannot be judged: no silent PASS. */
+	if (h->mss_advertised && !h->mss)
+		return herror(x, "the connection's MSS cannot be read (TCP_MAXSEG): %s", strerror(errno));
 	if (h->mss_advertised)
 		note(x, "MSS %d advertised; the connection's EMSS is %u (TCP options taken off)", mss, h->mss);
 	/* The model plays the DUT as it was asked to be; iw_conn_start is a no-op for a responder. */
@@ -1979,7 +1979,8 @@ static bool run_step(ctx *x, const iw_step *s)
 	switch (s->kind) {
 	case IW_STEP_STARTUP: {
 		int64_t within = arg_i(s, "within", x->o->dut.connect_timeout_ms);
-		return open_conn(x, within, (int)arg_i(s, "mss", 0)) && startup_conn(x, within, startup_m(x, s), startup_c(x, s), s->line);
+		return open_conn(x, within, (int)arg_i(s, "mss", 0)) &&
+		       startup_conn(x, within, startup_m(x, s), startup_c(x, s), s->line);
 	}
 	case IW_STEP_CONNECT:
 	case IW_STEP_ACCEPT:

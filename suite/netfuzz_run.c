@@ -444,10 +444,8 @@ static size_t render_fpdu(nf_session *s, const nf_prog *p, const nf_action *a)
 	if (x->rsvdulp_set)
 		memcpy(h.rsvdulp, x->rsvdulp, 5);
 	h.rsvdulp[0] = iw_rdmap_ctrl(x->rv, x->opcode);
-	if (x->msg == NF_M_SEND_INV && x->stag_adv) {
-		h.rsvdulp[1] = (uint8_t)(adv >> 24), h.rsvdulp[2] = (uint8_t)(adv >> 16);
-		h.rsvdulp[3] = (uint8_t)(adv >> 8), h.rsvdulp[4] = (uint8_t)adv;
-	}
+	if (x->msg == NF_M_SEND_INV && x->stag_adv)
+		iw_rdmap_set_rsvd_word(&h, adv);
 	h.stag = x->stag_adv && x->tagged ? adv : x->stag;
 	h.to = x->to;
 	h.qn = x->qn;

@@ -85,7 +85,7 @@ contains "Request frame" "Request decoded"
 # with Invalidate carries an STag there (DDP-6.3-02, a sender violation)
 SEND_RSVD='00 12 41 43 00 00 00 07 00000000 00000001 00000000 00000000'
 expect 1 "Send with a reserved word" "$IWSPEC" decode --no-crc --hex "$SEND_RSVD"
-contains "DDP-6.3-02 at offset 0: sender violation: RDMAP reserved word 0x00000007" "reserved word named"
+contains "DDP-6.3-02 at offset 0: sender violation: RDMAP reserved word 0x00000007 in DDP header octets 2-5" "reserved word named"
 expect 0 "Send with Invalidate" "$IWSPEC" decode --no-crc --hex '00 12 41 46 00 00 00 07 00000000 00000001 00000000 00000000'
 contains "Invalidate STag=0x00000007" "Invalidate STag shown"
 # a Terminate's attached DDP header (RFC 5040 §4.8) is shown field by field: the segment at fault
