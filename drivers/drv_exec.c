@@ -3,8 +3,9 @@
 /*
  * exec:'COMMAND' - the harness starts the DUT for each case.
  *
- * case_begin picks the port ({port}; {host} is 127.0.0.1): a free one for a responder DUT to
- * listen on, or the harness's own listening socket for an initiator DUT to connect to; then
+ * case_begin picks the port ({port}; {host} is the configuration's exec_host, 127.0.0.1 unless a
+ * DUT in a VM or on another host needs another): a free one for a responder DUT to listen on,
+ * or the harness's own listening socket for an initiator DUT to connect to; then
  * it runs the command through /bin/sh -c in a new process group, stdout and stderr going to
  * an anonymous temporary file. connect/accept restart the command when it has ended cleanly
  * (a DUT that serves one connection and exits). case_end stops what still runs (SIGTERM to
@@ -28,12 +29,12 @@
 #include "iw_conn.h"
 #include "net.h"
 
-#define EXEC_HOST "127.0.0.1"
 #define CMD_MAX   2048
 
 typedef struct exec_priv {
 	char tmpl[CMD_MAX];         /* the command with {host} and {port} */
 	char cmd[CMD_MAX];          /* this case's command */
+	const char *host;           /* {host}: the configuration's exec_host */
 	pid_t pid;                  /* 0 when nothing runs */
 	bool stopping;              /* we sent the signal that ends it */
 	int out_fd;                 /* its stdout and stderr */
@@ -80,7 +81,7 @@ static int build_cmd(exec_priv *x, iw_err *e)
 			sub = ps;
 			skip = 6;
 		} else if (!strncmp(p, "{host}", 6)) {
-			sub = EXEC_HOST;
+			sub = x->host;
 			skip = 6;
 		}
 		size_t n = sub ? strlen(sub) : 1;
@@ -210,7 +211,7 @@ static int exec_case_begin(iw_driver *d, iw_err *e)
 	int rc;
 	x->port = 0;
 	if (d->cfg->role == IW_ROLE_INITIATOR)
-		rc = iw_net_listen(EXEC_HOST, &x->port, &x->lfd, e);
+		rc = iw_net_listen(x->host, &x->port, &x->lfd, e);
 	else
 		rc = iw_net_free_port(&x->port, &x->port_hold, e);
 	if (rc == IW_OK)
@@ -265,14 +266,14 @@ static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_e
 		int64_t left = deadline - iw_net_now_ms();
 		if (left <= 0)
 			break;
-		int cr = iw_net_connect_once(EXEC_HOST, x->port, left < 200 ? left : 200, mss, fd, &ce);
+		int cr = iw_net_connect_once(x->host, x->port, left < 200 ? left : 200, mss, fd, &ce);
 		if (cr == IW_OK)
 			return IW_OK;
 		if (cr == IW_EINVAL) /* an MSS the kernel refuses: no retry makes it take it */
 			return iw_errf(e, IW_EINVAL, "exec: %s", ce.msg);
 		sleep_ms(20);
 	}
-	return iw_errf(e, IW_ESTATE, "exec: the DUT did not accept a connection on %s:%u within %lld ms (%s)", EXEC_HOST,
+	return iw_errf(e, IW_ESTATE, "exec: the DUT did not accept a connection on %s:%u within %lld ms (%s)", x->host,
 		       (unsigned)x->port, (long long)timeout_ms, ce.msg);
 }
 
@@ -301,7 +302,7 @@ static int exec_accept(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
 		if (iw_net_now_ms() >= deadline)
 			break;
 	}
-	return iw_errf(e, IW_ESTATE, "exec: the DUT did not connect to %s:%u within %lld ms", EXEC_HOST,
+	return iw_errf(e, IW_ESTATE, "exec: the DUT did not connect to %s:%u within %lld ms", x->host,
 		       (unsigned)x->port, (long long)timeout_ms);
 }
 
@@ -349,6 +350,7 @@ int iw_drv_exec_open(iw_driver *d, iw_err *e)
 	if (!x)
 		return iw_errf(e, IW_ENOSPC, "exec: out of memory");
 	x->lfd = x->out_fd = x->port_hold = -1;
+	x->host = d->cfg->exec_host;
 	/* exec:'CMD' as written in the docs: one pair of outer quotes is not part of the command. */
 	if (n >= 2 && cmd[0] == '\'' && cmd[n - 1] == '\'' && !memchr(cmd + 1, '\'', n - 2)) {
 		cmd++;

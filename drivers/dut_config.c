@@ -1,5 +1,6 @@
 #include "dut_config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -14,18 +15,19 @@
 #include "ref_faults.h"
 
 #define KNOWN_KEYS "dut, role, profile, mpa_revision, markers, crc, private_data_limit, reflector, reject, " \
-		   "connect_timeout, case_timeout, close_timeout, disable, map, hostile, mutant"
+		   "connect_timeout, case_timeout, close_timeout, exec_host, disable, map, hostile, mutant"
 
 enum key_id {
 	K_DUT, K_ROLE, K_PROFILE, K_MPA_REVISION, K_MARKERS, K_CRC, K_PD_LIMIT, K_REFLECTOR, K_REJECT,
-	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_COUNT
+	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
 	[K_DUT] = "dut", [K_ROLE] = "role", [K_PROFILE] = "profile", [K_MPA_REVISION] = "mpa_revision",
 	[K_MARKERS] = "markers", [K_CRC] = "crc", [K_PD_LIMIT] = "private_data_limit",
 	[K_REFLECTOR] = "reflector", [K_REJECT] = "reject", [K_CONNECT_TIMEOUT] = "connect_timeout",
-	[K_CASE_TIMEOUT] = "case_timeout", [K_CLOSE_TIMEOUT] = "close_timeout", [K_DISABLE] = "disable",
+	[K_CASE_TIMEOUT] = "case_timeout", [K_CLOSE_TIMEOUT] = "close_timeout", [K_EXEC_HOST] = "exec_host",
+	[K_DISABLE] = "disable",
 	[K_MAP] = "map", [K_HOSTILE] = "hostile", [K_MUTANT] = "mutant",
 };
 
@@ -55,6 +57,7 @@ void iw_dut_config_default(iw_dut_config *c)
 	c->connect_timeout_ms = 5000;
 	c->case_timeout_ms = 10000;
 	c->close_timeout_ms = 5000;
+	snprintf(c->exec_host, sizeof c->exec_host, "127.0.0.1");
 	snprintf(c->source, sizeof c->source, "defaults");
 }
 
@@ -165,6 +168,18 @@ static int set_dut(iw_dut_config *c, const char *v, iw_err *e)
 		return iw_errf(e, IW_EINVAL, "unknown DUT '%s': use ref, tcp:HOST:PORT or exec:'COMMAND'", v);
 	}
 	snprintf(c->dut, sizeof c->dut, "%s", v);
+	return IW_OK;
+}
+
+/* A numeric address: {host} goes into a command line and a bind(), so no name lookups. */
+static int set_exec_host(iw_dut_config *c, const char *v, iw_err *e)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (strlen(v) >= sizeof c->exec_host || (inet_pton(AF_INET, v, &a4) != 1 && inet_pton(AF_INET6, v, &a6) != 1))
+		return iw_errf(e, IW_EINVAL, "bad value '%s' for exec_host: use a numeric IPv4 or IPv6 address of this "
+			       "host (e.g. 127.0.0.1, or the address a DUT in a VM reaches the harness at)", v);
+	snprintf(c->exec_host, sizeof c->exec_host, "%s", v);
 	return IW_OK;
 }
 
@@ -343,8 +358,15 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 		c->pd_limit = (uint32_t)n;
 		return IW_OK;
 	case K_REFLECTOR:
-		return parse_bool(key, v, &c->reflector, e);
+		if (parse_bool(key, v, &c->reflector, e) != IW_OK)
+			return IW_EINVAL;
+		/* Refusing REJECTME is the reflector's job (docs/reflector.md item 6): without one
+		 * nobody refuses, unless the configuration says its DUT does. */
+		if (!c->reflector && !c->reject_set)
+			c->reject = false;
+		return IW_OK;
 	case K_REJECT:
+		c->reject_set = true;
 		return parse_bool(key, v, &c->reject, e);
 	case K_CONNECT_TIMEOUT:
 		return set_timeout(key, v, &c->connect_timeout_ms, e);
@@ -352,6 +374,8 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 		return set_timeout(key, v, &c->case_timeout_ms, e);
 	case K_CLOSE_TIMEOUT:
 		return set_timeout(key, v, &c->close_timeout_ms, e);
+	case K_EXEC_HOST:
+		return set_exec_host(c, v, e);
 	case K_DISABLE:
 		return set_disable(c, v, e);
 	case K_MAP:

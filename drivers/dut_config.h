@@ -8,6 +8,7 @@
  *   mpa_revision = N          markers = yes|no       crc = required | optional-off (admin no-CRC mode)
  *   private_data_limit = N    reflector = yes|no     reject = yes|no (can be told to reject)
  *   connect_timeout = 5s      case_timeout = 10s     close_timeout = 5s
+ *   exec_host = ADDR          ({host} of exec: commands: where the listening side is; 127.0.0.1)
  *   disable = CASE-ID-GLOB : reason          (repeatable)
  *   map = LAYER/ETYPE/ECODE -> LAYER/ETYPE/ECODE : reason   (repeatable; an error code the DUT
  *         sends instead of the one the spec names, accepted and reported as a mapping)
@@ -51,8 +52,10 @@ typedef struct iw_dut_config {
 	bool crc_off_mode;          /* administrator no-CRC mode available */
 	uint32_t pd_limit;          /* private data the DUT accepts; 0 = the profile's */
 	bool reflector;
-	bool reject;
+	bool reject;                /* follows `reflector = no` unless set itself (reject_set) */
+	bool reject_set;
 	int64_t connect_timeout_ms, case_timeout_ms, close_timeout_ms;
+	char exec_host[48];         /* {host}: the harness's address for an initiator DUT, the DUT's for a responder */
 	size_t ndisabled;
 	iw_disabled_case disabled[IW_DUT_MAX_DISABLED];
 	size_t nmaps;

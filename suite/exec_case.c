@@ -568,6 +568,9 @@ static bool act_send_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 		free(pd_owned);
 		return herror(x, "line %d: cannot encode the %s: %s", s->line, kind_name(kind), buf ? e.msg : "no memory");
 	}
+	/* The summary names what went out: an automatic PD_Length is only known once encoded. */
+	if (f.pd_length_auto)
+		f.pd_length = iw_mpa_frame_pd_length(buf);
 	char sum[200];
 	frame_summary(&f, sum, sizeof sum);
 	iw_result_wire(x->r, IW_TO_DUT, x->h->no, tcase(x), kind == IW_MPA_REPLY ? "reply" : "request", buf, len,

@@ -469,3 +469,43 @@ TEST(dut_config_doc_example)
 	CHECK_EQ(c.maps[2].from.layer, IW_LAYER_RDMAP);
 	CHECK_EQ(c.maps[2].to.layer, IW_LAYER_DDP);
 }
+
+/* Issue 12: without a reflector nobody refuses REJECTME, so `reflector = no` implies
+ * `reject = no` (mpa.startup.resp.reject was a false MPA-6.1.1-R1 FAIL) unless the file says
+ * its DUT rejects anyway, before or after the reflector line. */
+TEST(dut_config_reject_follows_reflector)
+{
+	iw_dut_config c;
+	iw_err e;
+	char path[64];
+	iw_dut_config_default(&c);
+	CHECK_EQ(load_text(&c, "reflector = no\n", &e, path, sizeof path), IW_OK);
+	CHECK(!c.reflector);
+	CHECK(!c.reject);
+	iw_dut_config_default(&c);
+	CHECK_EQ(load_text(&c, "reject = yes\nreflector = no\n", &e, path, sizeof path), IW_OK);
+	CHECK(c.reject);
+	iw_dut_config_default(&c);
+	CHECK_EQ(load_text(&c, "reflector = no\nreject = yes\n", &e, path, sizeof path), IW_OK);
+	CHECK(c.reject);
+	iw_dut_config_default(&c);
+	CHECK_EQ(load_text(&c, "reflector = yes\n", &e, path, sizeof path), IW_OK);
+	CHECK(c.reject);
+}
+
+/* exec_host: the address {host} stands for, numeric only, where a DUT in a VM listens or connects. */
+TEST(dut_config_exec_host)
+{
+	iw_dut_config c;
+	iw_err e;
+	iw_dut_config_default(&c);
+	CHECK_STR(c.exec_host, "127.0.0.1");
+	CHECK_EQ(iw_dut_config_set(&c, "exec_host", "10.213.0.1", &e), IW_OK);
+	CHECK_STR(c.exec_host, "10.213.0.1");
+	CHECK_EQ(iw_dut_config_set(&c, "exec_host", "::1", &e), IW_OK);
+	CHECK_STR(c.exec_host, "::1");
+	CHECK_EQ(iw_dut_config_set(&c, "exec_host", "guest.example", &e), IW_EINVAL);
+	CHECK(has(e.msg, "numeric IPv4 or IPv6 address"));
+	CHECK_STR(c.exec_host, "::1");
+	CHECK_EQ(iw_dut_config_set(&c, "exec_host", "", &e), IW_EINVAL);
+}

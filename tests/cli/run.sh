@@ -96,5 +96,29 @@ contains "at fault: DDP tagged L=1 DV=1 STag=0x00008888 TO=0x0000000000000010, R
 expect 0 "Terminate --json" "$IWSPEC" decode --no-crc --json --hex "$TERM"
 contains '"ddp_header": {' "Terminate's attached header in JSON"
 
+# Issue 12: the Request summary names the PD_Length that went out (it said 0 for a frame carrying
+# the 8 octets of REJECTME, because an automatic PD_Length is only known once encoded).
+expect 0 "reject case" "$IWSPEC" run --cases mpa.startup.resp.reject --report "$tmp/rj" --no-progress
+if grep -q 'Request key=Req [^"]*PD_Length=8 (28 octets)' "$tmp/rj/results.json"; then ok; else
+	bad "reject case's Request summary lacks PD_Length=8"; grep -o 'Request key=[^"]*' "$tmp/rj/results.json" >&2; fi
+# reflector = no implies reject = no: the reject case is skipped, not failed (it was a false FAIL).
+printf 'reflector = no\n' >"$tmp/norefl.conf"
+expect 3 "reject without reflector (nothing ran)" "$IWSPEC" run --dut-config "$tmp/norefl.conf" \
+	--cases mpa.startup.resp.reject --report "$tmp/rj2" --no-progress
+if grep -q '"reason": "needs reject' "$tmp/rj2/results.json"; then ok; else bad "reject case not skipped for 'needs reject'"; fi
+# exec_host: {host} is where the listening side is. The harness listens on 127.0.0.2 for an
+# initiator DUT told to connect to {host}; a mismatch either way would time out.
+cat >"$tmp/exechost.conf" <<EOC
+dut = exec:'$IWSPEC serve --quiet --once --role initiator --host {host} --port {port}'
+role = initiator
+exec_host = 127.0.0.2
+EOC
+expect 0 "exec_host initiator" "$IWSPEC" run --dut-config "$tmp/exechost.conf" --cases mpa.startup.init.reply-byte-by-byte \
+	--report "$tmp/eh" --no-progress
+contains "PASS  *[1-9]" "exec_host initiator case passed"
+printf 'exec_host = localhost\n' >"$tmp/badhost.conf"
+expect 2 "exec_host by name" "$IWSPEC" run --dut-config "$tmp/badhost.conf" --cases mpa.startup.resp.reject --no-progress
+contains "badhost.conf:1: bad value 'localhost' for exec_host" "exec_host error names file, line and value"
+
 echo "cli: $pass passed, $failn failed"
 [ $failn -eq 0 ]
