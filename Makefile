@@ -4,6 +4,9 @@
 #   make run        install missing build dependencies, build, run the suite against the
 #                   built-in reference DUT, write reports to out/latest/ (report.html and pcaps too)
 #   make test       unit, property and golden tests, CLI tests, then the same under ASan+UBSan
+#   make reflector  build/iwspec-reflector, docs/reflector.md's application on the verbs API
+#   make interop    the suite against Linux siw in a qemu guest, both roles, against the
+#                   committed baselines (part of make test; docs/interop/linux-siw.md)
 #   make mutants    the detection matrix of the mutant zoo (part of make test; docs/mutants.md)
 #   make bench      benchmarks (figures, never pass/fail on timing), fuzz targets' exec/s included,
 #                   the network fuzzer's runs/s against the bare loopback rate (iwspec fuzz --bench)
@@ -36,8 +39,9 @@ APP_OBJ    := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 include fuzz/fuzz.mk
+include reflector/reflector.mk
 
-.PHONY: all run test test-unit test-cli test-san bench install clean deps vectors conformance mutants
+.PHONY: all run test test-unit test-cli test-san bench install clean deps vectors conformance mutants interop
 all: $(BUILD)/iwspec $(BUILD)/run_tests
 
 $(BUILD)/%.o: %.c
@@ -70,7 +74,7 @@ run: deps
 	$(MAKE) all
 	$(BUILD)/iwspec run --profile all --report out/latest --html --pcap
 
-test: test-unit test-cli conformance mutants test-san test-fuzz
+test: test-unit test-cli interop conformance mutants test-san test-fuzz
 
 test-unit: $(BUILD)/run_tests
 	$(BUILD)/run_tests
@@ -84,6 +88,12 @@ test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
 	sh tests/cli/install.sh
+	@if [ -f /usr/include/rdma/rdma_cma.h ]; then $(MAKE) --no-print-directory reflector; fi
+	REFLECTOR=$(BUILD)/iwspec-reflector sh tests/cli/reflector.sh
+
+# Real Linux siw (tools/siw-guest/) as the DUT in both roles, against duts/linux-siw.*.expect.
+interop: $(BUILD)/iwspec
+	IWSPEC=$(BUILD)/iwspec sh tools/interop-siw.sh
 
 # The whole suite against the built-in DUT in every profile, for each DUT configuration
 # (markers yes/no x crc required/optional-off) and each resegmentation mode; fails on any FAIL

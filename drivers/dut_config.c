@@ -15,18 +15,20 @@
 #include "ref_faults.h"
 
 #define KNOWN_KEYS "dut, role, profile, mpa_revision, markers, crc, private_data_limit, reflector, reject, " \
-		   "connect_timeout, case_timeout, close_timeout, exec_host, disable, map, hostile, mutant"
+		   "connect_timeout, case_timeout, close_timeout, first_fpdu_delay, exec_host, disable, map, hostile, " \
+		   "mutant"
 
 enum key_id {
 	K_DUT, K_ROLE, K_PROFILE, K_MPA_REVISION, K_MARKERS, K_CRC, K_PD_LIMIT, K_REFLECTOR, K_REJECT,
-	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_COUNT
+	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
 	[K_DUT] = "dut", [K_ROLE] = "role", [K_PROFILE] = "profile", [K_MPA_REVISION] = "mpa_revision",
 	[K_MARKERS] = "markers", [K_CRC] = "crc", [K_PD_LIMIT] = "private_data_limit",
 	[K_REFLECTOR] = "reflector", [K_REJECT] = "reject", [K_CONNECT_TIMEOUT] = "connect_timeout",
-	[K_CASE_TIMEOUT] = "case_timeout", [K_CLOSE_TIMEOUT] = "close_timeout", [K_EXEC_HOST] = "exec_host",
+	[K_CASE_TIMEOUT] = "case_timeout", [K_CLOSE_TIMEOUT] = "close_timeout",
+	[K_FIRST_FPDU_DELAY] = "first_fpdu_delay", [K_EXEC_HOST] = "exec_host",
 	[K_DISABLE] = "disable",
 	[K_MAP] = "map", [K_HOSTILE] = "hostile", [K_MUTANT] = "mutant",
 };
@@ -374,6 +376,17 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 		return set_timeout(key, v, &c->case_timeout_ms, e);
 	case K_CLOSE_TIMEOUT:
 		return set_timeout(key, v, &c->close_timeout_ms, e);
+	case K_FIRST_FPDU_DELAY: {
+		int64_t ms;
+		iw_err pe;
+		if (iw_parse_duration(v, &ms, &pe))
+			return iw_errf(e, IW_EINVAL, "bad value for %s: %s", key, pe.msg);
+		if (ms > 10000)
+			return iw_errf(e, IW_EINVAL, "bad value '%s' for %s: at most 10s (it delays every connection)",
+				       v, key);
+		c->first_fpdu_delay_ms = ms;
+		return IW_OK;
+	}
 	case K_EXEC_HOST:
 		return set_exec_host(c, v, e);
 	case K_DISABLE:

@@ -9,6 +9,8 @@
  *   private_data_limit = N    reflector = yes|no     reject = yes|no (can be told to reject)
  *   connect_timeout = 5s      case_timeout = 10s     close_timeout = 5s
  *   exec_host = ADDR          ({host} of exec: commands: where the listening side is; 127.0.0.1)
+ *   first_fpdu_delay = 0ms    (a responder DUT: the harness waits this long after the Reply
+ *                             before its first FPDU; a declared workaround, reported)
  *   disable = CASE-ID-GLOB : reason          (repeatable)
  *   map = LAYER/ETYPE/ECODE -> LAYER/ETYPE/ECODE : reason   (repeatable; an error code the DUT
  *         sends instead of the one the spec names, accepted and reported as a mapping)
@@ -55,6 +57,7 @@ typedef struct iw_dut_config {
 	bool reject;                /* follows `reflector = no` unless set itself (reject_set) */
 	bool reject_set;
 	int64_t connect_timeout_ms, case_timeout_ms, close_timeout_ms;
+	int64_t first_fpdu_delay_ms;  /* 0: the first FPDU follows the Reply at once, as MPA allows */
 	char exec_host[48];         /* {host}: the harness's address for an initiator DUT, the DUT's for a responder */
 	size_t ndisabled;
 	iw_disabled_case disabled[IW_DUT_MAX_DISABLED];

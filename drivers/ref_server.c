@@ -220,7 +220,7 @@ static void greet(iw_ref_server *s, rconn *c)
 	uint8_t g[IW_REF_GREETING_LEN];
 	iw_err e;
 	put_be(g, c->stag, 4);
-	put_be(g + 4, 0, 8);
+	put_be(g + 4, s->o.base_to, 8);
 	put_be(g + 12, IW_REF_STAG_LEN, 4);
 	if (iw_conn_send(c->model, IW_OP_SEND, g, sizeof g, &e) != IW_OK)
 		logf_(s, c, "reflector: cannot send the greeting: %s", e.msg);
@@ -276,7 +276,7 @@ static void share_stags(iw_ref_server *s, rconn *c)
 	for (rconn *o = s->conns; o; o = o->next) {
 		if (o == c || !o->model || !o->o.reflector)
 			continue;
-		iw_tagged_buf mine = {.stag = c->stag, .base_to = 0, .length = IW_REF_STAG_LEN, .stream = c->id, .pd = 1,
+		iw_tagged_buf mine = {.stag = c->stag, .base_to = s->o.base_to, .length = IW_REF_STAG_LEN, .stream = c->id, .pd = 1,
 				      .access = IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE, .valid = true,
 				      .mem = s->shared_mem};
 		iw_tagged_buf theirs = mine;
@@ -331,7 +331,7 @@ static int model_new(iw_ref_server *s, rconn *c, iw_err *e)
 		if (!s->shared_mem)
 			return iw_errf(e, IW_ENOSPC, "out of memory");
 		c->stag = IW_REF_STAG + 0x100u * (c->id % 64u);
-		rc = iw_conn_register(c->model, c->stag, 0, s->shared_mem, IW_REF_STAG_LEN,
+		rc = iw_conn_register(c->model, c->stag, s->o.base_to, s->shared_mem, IW_REF_STAG_LEN,
 				      IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE, e);
 		if (rc)
 			return rc;

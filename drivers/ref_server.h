@@ -64,6 +64,8 @@ typedef struct iw_ref_options {
 	enum iw_hostile hostile;
 	enum iw_mutant mutant;
 	/* Server. */
+	uint64_t base_to;           /* reflector: the buffer's base TO (0; a device registers at a
+				     * virtual address, which `serve --base-to` imitates) */
 	int64_t startup_timeout_ms; /* MPA-6.1-R10a; default 5000 */
 	int64_t idle_timeout_ms;    /* default 30000 */
 	char host[IW_NET_HOST_MAX]; /* responder: address to listen on; initiator: to connect to */

@@ -12,7 +12,8 @@
  *   mpa.startup.resp.rev-01 FAIL : [MPA-6.1.1-06] known: firmware 2.3 answers Rev=2 (vendor ticket 4711)
  *   ddp.tagged.write-then-read@rfc6581 SKIP : no reflector on this DUT
  *
- * VERDICT is PASS, FAIL, WARN, INFO, SKIP or ERROR. A pinned reason starting with
+ * VERDICT is PASS, FAIL, WARN, INFO, SKIP or ERROR, or several joined by '|' (FAIL|PASS: a
+ * finding that shows on some runs only, a race in the DUT). A pinned reason starting with
  * "[REQ-ID]" also pins the requirement a FAIL or WARN rests on: the same verdict on another
  * requirement is a difference too (the DUT now fails for another reason). The rest is a note
  * for people. An entry without @PROFILE applies to every profile; one with it wins over it.
@@ -29,7 +30,9 @@
 typedef struct iw_baseline_entry {
 	char id[64];
 	char profile[16];           /* "" = every profile */
-	enum iw_verdict verdict;
+	enum iw_verdict verdict;    /* the first verdict written */
+	unsigned accept;            /* every verdict written (VERDICT|VERDICT), as 1 << verdict */
+	char verdicts[40];          /* as written, for messages */
 	char req[32];               /* pinned requirement, or "" */
 	char note[256];             /* the pinned reason as written (requirement included) */
 	int line;

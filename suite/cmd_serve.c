@@ -2,7 +2,9 @@
  * cmd_serve.c - `iwspec serve`: the built-in reference DUT as a process, for harnesses of
  * other suites, for `exec:` self-tests, and to see by hand what a conforming endpoint does.
  */
+#include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ static void serve_usage(FILE *f)
 	fprintf(f,
 		"usage: iwspec serve [--port N] [--host H] [--profile P] [--role responder|initiator]\n"
 		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--no-greeting]\n"
-		"                    [--pd TEXT]\n"
+		"                    [--pd TEXT] [--base-to TO]\n"
 		"                    [--once] [--hostile MODE] [--mutant NAME]\n"
 		"                    [--startup-timeout DUR] [--idle-timeout DUR] [--quiet]\n"
 		"\n"
@@ -54,6 +56,8 @@ static void serve_usage(FILE *f)
 		"                       an initiator, after the peer's first FPDU for a responder\n"
 		"                       (MPA-6.1-R4). --greeting, the default, is accepted too\n"
 		"  --pd TEXT            private data for its Request or Reply (at most %d octets)\n"
+		"  --base-to TO         the reflector's buffer starts at this TO (default 0), as on a\n"
+		"                       device that registers memory at its virtual address\n"
 		"  --once               serve one connection, then exit\n"
 		"  --startup-timeout D  close when the peer's startup frame is not complete after D\n"
 		"                       (MPA-6.1-R10a; default 5s; units ms, s, m)\n"
@@ -165,6 +169,13 @@ int cmd_serve(int argc, char **argv)
 				return usage_error("--pd needs a text of at most 1024 octets%s", "");
 			o.pd_len = strlen(v);
 			memcpy(o.pd, v, o.pd_len);
+		} else if ((v = opt_value(argc, argv, &i, "--base-to", &m)) || m) {
+			char *end = NULL;
+			errno = 0;
+			unsigned long long to = v ? strtoull(v, &end, 0) : 0;
+			if (!v || !*v || *end || errno || v[0] == '-' || to > UINT64_MAX - IW_REF_STAG_LEN)
+				return usage_error("--base-to needs a TO the 64 KiB buffer fits after, not '%s'", v ? v : "");
+			o.base_to = to;
 		} else if ((v = opt_value(argc, argv, &i, "--hostile", &m)) || m) {
 			if (!v || iw_hostile_find(v, &o.hostile, &e))
 				return usage_error("%s", v ? e.msg : "--hostile needs a mode");

@@ -57,6 +57,8 @@ void iw_provenance_dut(iw_run *run, const iw_dut_config *d)
 	add_line(s, cap, "connect_timeout = %lldms", (long long)d->connect_timeout_ms);
 	add_line(s, cap, "case_timeout = %lldms", (long long)d->case_timeout_ms);
 	add_line(s, cap, "close_timeout = %lldms", (long long)d->close_timeout_ms);
+	if (d->first_fpdu_delay_ms)
+		add_line(s, cap, "first_fpdu_delay = %lldms", (long long)d->first_fpdu_delay_ms);
 	if (d->hostile[0])
 		add_line(s, cap, "hostile = %s", d->hostile);
 	if (d->mutant[0])

@@ -185,6 +185,14 @@ TEST(dut_config_set_timeouts)
 	CHECK_EQ(iw_dut_config_set(&c, "close_timeout", "2", &e), IW_EINVAL);
 	CHECK(has(e.msg, "for close_timeout"));
 	CHECK(has(e.msg, "'2' is not a duration"));
+	/* first_fpdu_delay: 0 by default (MPA lets the initiator send at once), 0 allowed, capped */
+	CHECK_EQ(c.first_fpdu_delay_ms, 0);
+	CHECK_EQ(iw_dut_config_set(&c, "first_fpdu_delay", "50ms", &e), IW_OK);
+	CHECK_EQ(c.first_fpdu_delay_ms, 50);
+	CHECK_EQ(iw_dut_config_set(&c, "first_fpdu_delay", "0ms", &e), IW_OK);
+	CHECK_EQ(c.first_fpdu_delay_ms, 0);
+	CHECK_EQ(iw_dut_config_set(&c, "first_fpdu_delay", "11s", &e), IW_EINVAL);
+	CHECK(has(e.msg, "at most 10s"));
 	CHECK_EQ(iw_dut_config_set(&c, "case_timeout", "0s", &e), IW_EINVAL);
 	CHECK(has(e.msg, "'0s' for case_timeout: a timeout must be more than 0"));
 	CHECK_EQ(c.case_timeout_ms, 60000);

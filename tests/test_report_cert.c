@@ -842,6 +842,28 @@ TEST(reportcert_baseline_compare_both_ways)
 	CHECK_EQ(n, 0);
 	iw_baseline_diffs_free(d, n);
 	iw_baseline_free(&b);
+	/* VERDICT|VERDICT: a race in the DUT shows on some runs only; either verdict matches, any
+	 * other is a difference that names both. */
+	static const char alt[] = "mpa.startup.resp.happy-path PASS\n"
+				  "mpa.startup.resp.rev FAIL|PASS : F3 a race\n"
+				  "mpa.x.disabled SKIP\n";
+	CHECK_EQ(iw_baseline_parse(&b, alt, sizeof alt - 1, "b", &e), IW_OK);
+	CHECK_EQ(b.e[1].verdict, IW_FAIL);
+	CHECK_EQ(compare(&b, run, &d), 0);
+	iw_baseline_diffs_free(d, 0);
+	run->cases[1].verdict = IW_PASS;
+	CHECK_EQ(compare(&b, run, &d), 0);
+	iw_baseline_diffs_free(d, 0);
+	run->cases[1].verdict = IW_ERROR;
+	n = compare(&b, run, &d);
+	CHECK_EQ(n, 1);
+	CHECK(any_diff(d, n, "mpa.startup.resp.rev: expected FAIL|PASS (b line 2), got ERROR"));
+	iw_baseline_diffs_free(d, n);
+	iw_baseline_free(&b);
+	run->cases[1].verdict = IW_FAIL;
+	static const char badalt[] = "mpa.a FAIL|pass\n";
+	CHECK_EQ(iw_baseline_parse(&b, badalt, sizeof badalt - 1, "b", &e), IW_EINVAL);
+	CHECK(strstr(e.msg, "b:1: unknown verdict 'pass'") != NULL);
 	iw_run_free(run);
 	free(run);
 }

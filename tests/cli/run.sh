@@ -120,5 +120,53 @@ printf 'exec_host = localhost\n' >"$tmp/badhost.conf"
 expect 2 "exec_host by name" "$IWSPEC" run --dut-config "$tmp/badhost.conf" --cases mpa.startup.resp.reject --no-progress
 contains "badhost.conf:1: bad value 'localhost' for exec_host" "exec_host error names file, line and value"
 
+# With an initiator DUT the harness, as responder, sends no FPDU before the DUT's first
+# (MPA-6.1-R4): `startup` waits for the greeting, then sends its Send. Linux siw resets a
+# connection whose Reply is followed at once by an FPDU; the capture must show no violation.
+expect 0 "startup with an initiator DUT" "$IWSPEC" run --role initiator --cases rdmap.send.round-trip \
+	--pcap --report "$tmp/r4" --no-progress
+expect 0 "decode of an initiator-DUT startup" "$IWSPEC" decode "$tmp/r4/pcap/rdmap.send.round-trip.pcap"
+contains "the capture conforms" "the harness as responder waits for the initiator's first FPDU"
+# A responder that stops listening after a case's first connection fails `expect alive` (the
+# finding siw's listener gives, docs/interop/linux-siw.md F3); it is not a harness ERROR.
+lport=$((30000 + $$ % 20000))
+"$IWSPEC" serve --quiet --once --port $lport >/dev/null 2>&1 &
+spid=$!
+expect 1 "a DUT that stops listening" "$IWSPEC" run --dut tcp:127.0.0.1:$lport --cases mpa.startup.resp.pd-short-then-fin \
+	--no-progress --report "$tmp/gone"
+contains "FAIL  mpa.startup.resp.pd-short-then-fin" "liveness refused is a FAIL"
+contains "the DUT no longer accepts connections (connection 2)" "the FAIL says the DUT stopped accepting"
+kill $spid 2>/dev/null
+wait $spid 2>/dev/null
+
+# The reflector's buffer at a non-zero base TO, as on a device that registers at a virtual
+# address (siw ignores a requested zero base): the cases' TOs are offsets from the advertised
+# base, so every tagged case passes against the conforming built-in DUT. Sent as absolute TOs,
+# five of them failed falsely.
+cat >"$tmp/baseto.conf" <<EOC
+dut = exec:'$IWSPEC serve --quiet --base-to 0x7f5596c70000 --port {port}'
+EOC
+expect 0 "tagged cases at a non-zero base TO" "$IWSPEC" run --dut-config "$tmp/baseto.conf" --cases 'ddp.tagged.*' \
+	--jobs 4 --no-progress --report "$tmp/bto"
+contains "PASS  *10" "all 10 tagged cases pass at base TO 0x7f5596c70000"
+expect 2 "serve --base-to that leaves no room" "$IWSPEC" serve --base-to 0xffffffffffffff00
+contains "--base-to needs a TO the 64 KiB buffer fits after" "a bad --base-to is named"
+
+# private_data_limit: a DUT that fails a case whose Request carries more private data than the
+# configuration declares is SKIPped with both sizes (a declared deviation, Linux siw's 256);
+# without the key the same failure is a FAIL.
+cat >"$tmp/pdl.conf" <<EOC
+dut = exec:'$IWSPEC serve --quiet --reject --port {port}'
+profile = rfc6581
+private_data_limit = 256
+EOC
+expect 3 "a failure beyond the declared PD limit" "$IWSPEC" run --dut-config "$tmp/pdl.conf" \
+	--cases mpa.startup.resp.pd-limit-rfc6581 --no-progress --report "$tmp/pdl"
+grep -q 'sent PD_Length 512, above the DUT.s declared private_data_limit 256' "$tmp/pdl/results.json" && ok ||
+	bad "the SKIP names PD_Length 512 and the limit 256"
+grep -v private_data_limit "$tmp/pdl.conf" >"$tmp/pdl2.conf"
+expect 1 "the same failure without a declared limit" "$IWSPEC" run --dut-config "$tmp/pdl2.conf" \
+	--cases mpa.startup.resp.pd-limit-rfc6581 --no-progress --report "$tmp/pdl2"
+
 echo "cli: $pass passed, $failn failed"
 [ $failn -eq 0 ]

@@ -1,0 +1,126 @@
+/*
+ * --via AGENT --connect TARGET | --listen PORT: the harness-side half of --agent (rfl_agent.c
+ * has the protocol). It behaves like the run it stands for: prints that run's output and exits with its
+ * status, 128+N when the run was killed by signal N (as a shell reports it, which the exec
+ * driver reads as a crash). A SIGTERM from the harness closes the control connection, which
+ * stops the run on the agent's host, and exits 0.
+ */
+#include "reflector.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CONNECT_MS 10000
+
+static int dial(const char *agent, iw_err *e)
+{
+	struct sockaddr_storage ss;
+	char host[64];
+	unsigned port;
+	if (rfl_parse_hostport(agent, &ss, host, sizeof host, &port, e))
+		return -1;
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return rfl_sys_err(e, "socket");
+	if (rfl_nonblock(fd, e)) {
+		close(fd);
+		return -1;
+	}
+	socklen_t len = ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	int rc = connect(fd, (struct sockaddr *)&ss, len);
+	if (rc && errno == EINPROGRESS) {
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
+		int err = ETIMEDOUT;
+		socklen_t el = sizeof err;
+		if (poll(&p, 1, CONNECT_MS) == 1)
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+		errno = err;
+		rc = err ? -1 : 0;
+	}
+	if (rc) {
+		iw_errf(e, -1, "cannot reach the agent at %s: %s (is it running there? `iwspec-reflector --agent PORT`;"
+			       " for siw, tools/siw-guest/boot.sh)", agent, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Handles one line from the agent: 0 while the run goes on, 1 with *status set when it ended,
+ * -1 with e filled. */
+static int on_line(const char *line, int *status, iw_err *e)
+{
+	if (!strncmp(line, "out ", 4)) {
+		printf("%s\n", line + 4);
+		fflush(stdout);
+		return 0;
+	}
+	if (!strncmp(line, "exit ", 5)) {
+		*status = atoi(line + 5) & 0xff;
+		return 1;
+	}
+	if (!strncmp(line, "signal ", 7)) {
+		*status = 128 + (atoi(line + 7) & 0x3f);
+		return 1;
+	}
+	if (!strncmp(line, "error ", 6))
+		return iw_errf(e, -1, "the agent refused the request: %s", line + 6);
+	return iw_errf(e, -1, "the agent sent '%.60s', which is not its protocol", line);
+}
+
+int rfl_via_run(const char *agent, const char *target, unsigned listen_port, iw_err *e)
+{
+	struct sockaddr_storage ss;
+	char host[64];
+	unsigned port = listen_port;
+	if (target && rfl_parse_hostport(target, &ss, host, sizeof host, &port, e))
+		return -1;
+	int fd = dial(agent, e);
+	if (fd < 0)
+		return -1;
+	char req[128];
+	int n = target ? snprintf(req, sizeof req, "connect %s %u\n", host, port)
+		       : snprintf(req, sizeof req, "listen %u\n", port);
+	if (write(fd, req, (size_t)n) != n) {
+		rfl_sys_err(e, "sending the request to the agent");
+		close(fd);
+		return -1;
+	}
+	char acc[1024];
+	size_t len = 0;
+	int status = -1, r = 0;
+	while (r == 0) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (rfl_stop) {
+			status = 0;
+			break;
+		}
+		if (poll(&p, 1, 500) <= 0)
+			continue;
+		ssize_t k = read(fd, acc + len, sizeof acc - 1 - len);
+		if (k < 0 && errno == EAGAIN)
+			continue;
+		if (k <= 0) {
+			iw_errf(e, -1, "the agent at %s closed the control connection before the run ended", agent);
+			break;
+		}
+		len += (size_t)k;
+		acc[len] = 0;
+		char *nl;
+		while (r == 0 && (nl = strchr(acc, '\n'))) {
+			*nl = 0;
+			r = on_line(acc, &status, e);
+			len -= (size_t)(nl + 1 - acc);
+			memmove(acc, nl + 1, len + 1);
+		}
+		if (len == sizeof acc - 1) /* a line longer than the agent ever sends */
+			len = 0;
+	}
+	close(fd);
+	return r < 0 ? -1 : status;
+}

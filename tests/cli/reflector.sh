@@ -1,0 +1,86 @@
+#!/bin/sh
+# iwspec-reflector's command line and its agent/via relay, on loopback. No RDMA device is needed
+# (or present on most build hosts): the --connect run the agent starts fails, and what is
+# checked is that its message and exit status cross the relay intact, that bad requests are
+# refused, and that errors name the problem. The RDMA paths run against siw in `make interop`.
+# $REFLECTOR names the binary (default build/iwspec-reflector).
+REFLECTOR=${REFLECTOR:-build/iwspec-reflector}
+pass=0
+failn=0
+tmp=$(mktemp -d)
+agent=
+trap '[ -n "$agent" ] && kill $agent 2>/dev/null; rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+expect() {
+	want=$1; shift; desc=$1; shift
+	"$@" >"$tmp/out" 2>&1
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok; else bad "$desc: exit $got, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
+}
+contains() {
+	if grep -q -- "$1" "$tmp/out"; then ok; else bad "$2: output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
+}
+
+if [ ! -x "$REFLECTOR" ]; then
+	if [ "${CI:-}" = true ]; then echo "FAIL: $REFLECTOR is not built (make reflector)" >&2; exit 1; fi
+	echo "reflector: SKIP: $REFLECTOR is not built (make reflector needs librdmacm-dev libibverbs-dev)"
+	exit 0
+fi
+
+expect 0 "help" "$REFLECTOR" --help
+contains "usage: iwspec-reflector --listen PORT" "help shows the modes"
+expect 0 "version" "$REFLECTOR" --version
+expect 2 "no mode" "$REFLECTOR"
+contains "choose one of --listen" "no mode names the choice"
+expect 2 "two modes" "$REFLECTOR" --listen 4791 --agent 4790
+expect 2 "--bind alone" "$REFLECTOR" --connect 127.0.0.1:1 --bind 127.0.0.1
+contains "--bind goes with --listen or --agent" "--bind alone says why"
+expect 2 "via with both" "$REFLECTOR" --via 127.0.0.1:1 --listen 5 --connect 127.0.0.1:2
+expect 2 "bad port" "$REFLECTOR" --listen 70000
+contains "'70000' is not a port" "bad port named"
+expect 1 "connect without a port" "$REFLECTOR" --connect 10.0.0.1
+contains "is not HOST:PORT" "HOST:PORT asked for"
+expect 1 "via to nobody" "$REFLECTOR" --via 127.0.0.1:1 --connect 127.0.0.1:2
+contains "cannot reach the agent at 127.0.0.1:1" "unreachable agent named"
+
+# The agent on a free port (another is tried while the one picked is taken); its runs find no
+# RDMA stack here (or no peer) and exit 1.
+for try in 1 2 3 4 5 6; do
+	port=$((21000 + ($$ * 7 + try * 613) % 20000))
+	"$REFLECTOR" --agent $port --bind 127.0.0.1 2>"$tmp/agent.log" &
+	agent=$!
+	i=0
+	while ! grep -q "control port" "$tmp/agent.log" && kill -0 $agent 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "control port" "$tmp/agent.log" && break
+	wait $agent 2>/dev/null
+	agent=
+done
+[ -n "$agent" ] || { bad "the agent did not start: $(cat "$tmp/agent.log")"; echo "reflector: $pass passed, $failn failed"; exit 1; }
+"$REFLECTOR" --connect 127.0.0.1:9 >"$tmp/direct" 2>&1
+direct=$?
+expect $direct "via relays the run's exit status" "$REFLECTOR" --via 127.0.0.1:$port --connect 127.0.0.1:9
+if [ $direct -ne 0 ]; then
+	first=$(head -1 "$tmp/direct")
+	contains "$first" "via relays the run's message"
+fi
+# A request the agent must not run: anything but an address and a port.
+printf 'connect ;reboot 1\n' >"$tmp/req"
+if command -v bash >/dev/null 2>&1; then
+	timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port; cat '$tmp/req' >&3; cat <&3" >"$tmp/out" 2>&1
+	contains "error ';reboot 1' is not an address and a port" "agent refuses a request that is not HOST PORT"
+fi
+grep -q "ended, exit" "$tmp/agent.log" && ok || bad "agent logs the end of each run"
+kill $agent
+wait $agent
+got=$?
+agent=
+[ $got -eq 0 ] && ok || bad "agent exits 0 on SIGTERM (got $got)"
+grep -q "stopping (signal)" "$tmp/agent.log" && ok || bad "agent says why it stops"
+
+echo "reflector: $pass passed, $failn failed"
+[ $failn -eq 0 ]

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Boots the siw guest (build.sh made it) in the background and waits until it is ready.
+#
+#   sh tools/siw-guest/boot.sh [--selftest]
+#
+# The guest's virtio NIC is a TAP device, iwtap0, inside network namespace iwspec-siw: the
+# harness's TCP (run with `ip netns exec iwspec-siw`) talks to the guest's TCP directly, with no
+# user-mode networking in between to re-segment or terminate it, and none of it touches the
+# host's own network. Host end 10.213.0.1/24, guest 10.213.0.2, reflector on 4791, agent 4790.
+# --selftest runs rping over siw inside the guest first (IWSPEC-SELFTEST-PASS on the console).
+#
+# Exit: 0 ready, 1 failed (console tail shown), 77 this host cannot run it (says why).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/kernel.env"
+OUT=$ROOT/build/siw-guest
+NETNS=${IWSPEC_NETNS:-iwspec-siw}
+TIMEOUT=${IWSPEC_GUEST_TIMEOUT:-240}
+SELFTEST=0
+[ "${1:-}" = --selftest ] && SELFTEST=1
+say() { echo "guest: $*"; }
+cant() { echo "guest: cannot boot here: $*" >&2; exit 77; }
+
+[ "$(id -u)" -eq 0 ] || cant "needs root (a network namespace and a TAP device)"
+[ -c /dev/net/tun ] || cant "/dev/net/tun is missing (no TAP devices: modprobe tun, or a container without it)"
+command -v qemu-system-x86_64 >/dev/null 2>&1 || cant "qemu-system-x86_64 is missing (apt-get install qemu-system-x86)"
+[ -f "$OUT/bzImage" ] && [ -f "$OUT/initrd.gz" ] || cant "the guest is not built (sh tools/siw-guest/build.sh)"
+
+sh "$HERE/stop.sh" >/dev/null 2>&1
+ip netns add "$NETNS" || { echo "guest: FAIL: ip netns add $NETNS" >&2; exit 1; }
+ip -n "$NETNS" link set lo up
+ip -n "$NETNS" tuntap add dev iwtap0 mode tap || { echo "guest: FAIL: cannot create TAP device iwtap0" >&2; exit 1; }
+ip -n "$NETNS" addr add 10.213.0.1/24 dev iwtap0
+ip -n "$NETNS" link set iwtap0 up
+
+accel=tcg,thread=multi
+what="TCG: no usable /dev/kvm, every instruction emulated"
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	accel=kvm
+	what=KVM
+fi
+rm -f "$OUT/console.log" "$OUT/qemu.pid"
+say "booting Debian $KERNEL_ABI ($KERNEL_DEB_VERSION) under qemu ($what)"
+t0=$(date +%s)
+ip netns exec "$NETNS" qemu-system-x86_64 -accel "$accel" -cpu max -m 768M -smp 2 \
+	-kernel "$OUT/bzImage" -initrd "$OUT/initrd.gz" \
+	-append "console=ttyS0 panic=-1 loglevel=7 iwspec.selftest=$SELFTEST" \
+	-netdev tap,id=n0,ifname=iwtap0,script=no,downscript=no -device virtio-net-pci,netdev=n0,speed=10000,duplex=full \
+	-display none -monitor none -serial "file:$OUT/console.log" -no-reboot \
+	-daemonize -pidfile "$OUT/qemu.pid" >"$OUT/qemu.log" 2>&1 || {
+	cat "$OUT/qemu.log" >&2
+	echo "guest: FAIL: qemu did not start" >&2
+	sh "$HERE/stop.sh" >/dev/null 2>&1
+	exit 1
+}
+
+failed() {
+	echo "guest: FAIL: $1; the console's last lines:" >&2
+	tail -40 "$OUT/console.log" 2>/dev/null | sed 's/^/    /' >&2
+	sh "$HERE/stop.sh" >/dev/null 2>&1
+	exit 1
+}
+next=15
+while :; do
+	el=$(($(date +%s) - t0))
+	grep -q IWSPEC-GUEST-READY "$OUT/console.log" 2>/dev/null && break
+	msg=$(grep -m1 IWSPEC-GUEST-FAILED "$OUT/console.log" 2>/dev/null) && failed "${msg#*: }"
+	kill -0 "$(cat "$OUT/qemu.pid" 2>/dev/null)" 2>/dev/null || failed "qemu exited"
+	[ "$el" -ge "$TIMEOUT" ] && failed "not ready after $TIMEOUT s (IWSPEC_GUEST_TIMEOUT)"
+	if [ "$el" -ge $next ]; then
+		say "booting, $el s (last console line: $(tail -1 "$OUT/console.log" 2>/dev/null | cut -c1-80))"
+		next=$((next + 15))
+	fi
+	sleep 1
+done
+if [ $SELFTEST = 1 ]; then
+	grep -q IWSPEC-SELFTEST-PASS "$OUT/console.log" || failed "rping over siw failed in the guest"
+	say "rping over siw in the guest: PASS"
+fi
+# The host reaches the guest over the TAP link: a TCP connection to the agent's control port.
+# Not to siw's port 4791: on 6.1 a connection closed before its MPA Request makes siw's
+# listener refuse every later one (docs/interop/linux-siw.md).
+if grep -q 'iwspec-reflector agent: control port' "$OUT/console.log"; then
+	ip netns exec "$NETNS" bash -c 'exec 3<>/dev/tcp/10.213.0.2/4790' ||
+		failed "the host cannot open a TCP connection to the guest's agent at 10.213.0.2:4790"
+fi
+say "ready in $(($(date +%s) - t0)) s (console: $OUT/console.log)"
