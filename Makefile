@@ -14,6 +14,8 @@
 #   make install    install iwspec under $(PREFIX) (default /usr/local)
 #   make clean
 
+.DEFAULT_GOAL := all
+
 CC       ?= cc
 PREFIX   ?= /usr/local
 BUILD    ?= build
@@ -25,12 +27,34 @@ GIT_REV  := $(shell r=$$(git rev-parse --short HEAD 2>/dev/null) || r=unknown; \
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT      ?= -O2 -g
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) -Iengine -Isuite -Idrivers -Ireports -Ivectors \
+# The pipeline, one folder per stage, each a library that sees its own headers and those of the
+# stages below it, nothing above: a backward #include does not compile. Lowest first:
+#   engine/   the protocol: MPA, DDP, RDMAP octets, the only parser of them
+#   capture/  files in and out: pcap read/write, hex input, atomic writes, `decode`
+#   case/     the .iwt case language: parser, schema, the catalog of cases/
+#   drivers/  the DUT backends behind driver.h, and the built-in DUT
+#   run/      the runner and the executor of a case's steps, the verdict and the result
+#   reports/  what a run leaves: JSON, JUnit, HTML, pcaps, baselines, provenance
+#   netfuzz/  the network fuzzer: generation, minimisation, output
+#   vectors/  the test-vector set
+#   cli/      main and the subcommands
+LAYERS_engine  := engine
+LAYERS_capture := engine capture
+LAYERS_case    := engine case
+LAYERS_drivers := engine drivers
+LAYERS_run     := engine capture case drivers run
+LAYERS_reports := engine capture case drivers run reports
+LAYERS_netfuzz := engine capture case drivers run reports netfuzz
+LAYERS_vectors := engine capture reports vectors
+LAYERS_ALL     := engine capture case drivers run reports netfuzz vectors cli
+# The include path of a source file: its folder's layers; tests, fuzz targets and benchmarks see all.
+layer_inc = $(addprefix -I,$(or $(LAYERS_$(firstword $(subst /, ,$(1)))),$(LAYERS_ALL)))
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) \
               -DIWSPEC_VERSION='"$(VERSION)"' -DIWSPEC_GIT_REV='"$(GIT_REV)"'
 LDLIBS_ALL := -ljansson -lpcap -lpthread $(EXTRA_LDLIBS)
 
 ENGINE_SRC := $(wildcard engine/*.c)
-APP_SRC    := $(filter-out suite/main.c,$(wildcard suite/*.c drivers/*.c reports/*.c vectors/*.c))
+APP_SRC    := $(filter-out cli/main.c,$(wildcard $(addsuffix /*.c,$(filter-out engine,$(LAYERS_ALL)))))
 TEST_SRC   := $(wildcard tests/*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
 
@@ -46,14 +70,14 @@ all: $(BUILD)/iwspec $(BUILD)/run_tests
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(call layer_inc,$<) -MMD -MP -c $< -o $@
 
 # version.o carries the commit: rebuilt when the commit changes, nothing else is.
 REV_STAMP := $(BUILD)/git_rev.stamp
 $(REV_STAMP): FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' >$@
-$(BUILD)/suite/version.o: $(REV_STAMP)
+$(BUILD)/run/version.o: $(REV_STAMP)
 .PHONY: FORCE
 FORCE:
 
@@ -61,7 +85,7 @@ $(BUILD)/libiwengine.a: $(ENGINE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/iwspec: $(BUILD)/suite/main.o $(APP_OBJ) $(BUILD)/libiwengine.a
+$(BUILD)/iwspec: $(BUILD)/cli/main.o $(APP_OBJ) $(BUILD)/libiwengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(APP_OBJ) $(FUZZ_OBJ) $(BUILD)/libiwengine.a
@@ -145,11 +169,11 @@ install: $(BUILD)/iwspec
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/iwspec
 	install -m 755 $(BUILD)/iwspec $(DESTDIR)$(PREFIX)/bin/iwspec
 	rm -rf $(DESTDIR)$(PREFIX)/share/iwspec/cases $(DESTDIR)$(PREFIX)/share/iwspec/vectors
-	cp -R suite/cases $(DESTDIR)$(PREFIX)/share/iwspec/cases
+	cp -R cases $(DESTDIR)$(PREFIX)/share/iwspec/cases
 	install -d $(DESTDIR)$(PREFIX)/share/iwspec/vectors
 	cp -R vectors/*.json vectors/schema vectors/pcap $(DESTDIR)$(PREFIX)/share/iwspec/vectors/
 
 clean:
 	rm -rf build build-san build-fuzz out
 
--include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/suite/main.d
+-include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/cli/main.d

@@ -1,7 +1,7 @@
 /*
  * corpus.c - the seed corpora, generated from the engine's encoders, the golden vectors of
  * requirements.md §5, two connection models talking to each other, and the case files
- * (suite/cases). Nothing here is a stored binary blob: every seed is built by the code that
+ * (cases). Nothing here is a stored binary blob: every seed is built by the code that
  * defines the format, so a format change updates the seeds.
  *
  * Each seed starts with the parameter octets its target reads (see the comment at the top of

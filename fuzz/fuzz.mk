@@ -8,13 +8,13 @@
 #   make fuzz-standalone   the same targets without libFuzzer ($(CC) + ASan/UBSan, standalone_main.c)
 #   make fuzz-afl          the same targets for AFL++ (afl-clang-fast, persistent mode)
 #
-# The engine and the suite sources the targets reach are compiled again with the fuzz flags
+# The engine and the harness sources the targets reach are compiled again with the fuzz flags
 # into the variant's directory, so coverage and sanitizers see all of them.
 
 FUZZ_TARGETS     := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_SUPPORT_SRC := fuzz/connrun.c fuzz/refwalk.c fuzz/corpus.c
 # The whole harness (the linker takes only what the targets reach), so a target never breaks
-# when a suite file gains a dependency.
+# when a harness file gains a dependency.
 FUZZ_APP_SRC     := $(APP_SRC)
 # What tests/test_fuzz_regress.c links into run_tests, built by the ordinary rules in $(BUILD).
 FUZZ_OBJ         := $(patsubst %.c,$(BUILD)/%.o,$(wildcard fuzz/fuzz_*.c) $(FUZZ_SUPPORT_SRC))
@@ -47,7 +47,7 @@ FZ_MAIN    := fuzz/standalone_main.c
 endif
 
 # The project's standard, include directories and defines, as the ordinary build has them.
-FZ_FLAGS   := -std=c11 $(filter -I% -D%,$(CFLAGS_ALL)) -Ifuzz $(WARN) -O1 -g -fno-omit-frame-pointer
+FZ_FLAGS   := -std=c11 $(filter -D%,$(CFLAGS_ALL)) $(addprefix -I,$(LAYERS_ALL)) -Ifuzz $(WARN) -O1 -g -fno-omit-frame-pointer
 FZ_LIB_SRC := $(ENGINE_SRC) $(FUZZ_APP_SRC) $(FUZZ_SUPPORT_SRC) $(wildcard fuzz/fuzz_*.c)
 FZ_LIB_OBJ := $(FZ_LIB_SRC:%.c=$(FZ_DIR)/obj/%.o)
 FZ_BINS    := $(FUZZ_TARGETS:%=$(FZ_DIR)/fuzz_%)
@@ -58,7 +58,7 @@ $(FZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FZ_CC) $(FZ_FLAGS) $(FZ_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FZ_DIR)/obj/suite/version.o: $(REV_STAMP)
+$(FZ_DIR)/obj/run/version.o: $(REV_STAMP)
 
 $(FZ_DIR)/libiwfuzz.a: $(FZ_LIB_OBJ)
 	@rm -f $@

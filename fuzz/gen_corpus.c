@@ -4,7 +4,7 @@
  *   gen_corpus OUTDIR [CASES_DIR]     OUTDIR/<target>/<seed name> for every target
  *   gen_corpus OUTDIR CASES_DIR NAME  one target only
  *
- * CASES_DIR (suite/cases) supplies the case_parse seeds. Existing files are overwritten;
+ * CASES_DIR (cases) supplies the case_parse seeds. Existing files are overwritten;
  * nothing else in OUTDIR is touched.
  */
 #include <errno.h>

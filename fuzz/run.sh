@@ -58,7 +58,7 @@ probe() {
 
 corpus() {
 	rm -rf "$B/seeds"
-	ASAN_OPTIONS=detect_leaks=1 "$B/gen_corpus" "$B/seeds" suite/cases >"$B/seeds.log" 2>&1 || {
+	ASAN_OPTIONS=detect_leaks=1 "$B/gen_corpus" "$B/seeds" cases >"$B/seeds.log" 2>&1 || {
 		cat "$B/seeds.log"
 		echo "fuzz: seed generation failed"
 		exit 1

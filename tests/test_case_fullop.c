@@ -1,8 +1,8 @@
 /*
- * Tests of the full-operation additions to the case language (suite/case_parse.c,
- * suite/case_schema.c): the `startup` step and its reflector requirement, the FPDU arguments
+ * Tests of the full-operation additions to the case language (case/case_parse.c,
+ * case/case_schema.c): the `startup` step and its reflector requirement, the FPDU arguments
  * fill, cut and marker_at, the expectation arguments markers, hdr and rdma_hdr, and that every
- * case of the catalog under suite/cases/ parses (the full-operation families included).
+ * case of the catalog under cases/ parses (the full-operation families included).
  */
 #include "check.h"
 
@@ -118,7 +118,7 @@ static void walk(const char *dir, size_t *n, size_t *bad, size_t *fullop)
 TEST(case_fullop_catalog_parses)
 {
 	size_t n = 0, bad = 0, fullop = 0;
-	walk("suite/cases", &n, &bad, &fullop);
+	walk("cases", &n, &bad, &fullop);
 	CHECK(n > 100);
 	CHECK_EQ(bad, 0);
 	CHECK(fullop >= 60);

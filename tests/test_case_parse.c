@@ -1,5 +1,5 @@
 /*
- * Tests of the case-language parser (suite/case_parse.c, suite/case_schema.c): a case using
+ * Tests of the case-language parser (case/case_parse.c, case/case_schema.c): a case using
  * every step kind parses to the expected structure, every class of error names the line and
  * the problem, the examples of docs/case-language.md parse, and prefixes and random mutations
  * of a valid case never crash (run under ASan/UBSan by `make test-san`).
@@ -700,7 +700,7 @@ TEST(case_parse_err_message_fits)
 	iw_case *c = NULL;
 	iw_err e;
 	const char *t = with_hdr("send write zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz=1\n");
-	CHECK(iw_case_parse(t, strlen(t), "a/rather/long/path/to/some/case/file/in/the/suite/cases/tree.iwt", &c,
+	CHECK(iw_case_parse(t, strlen(t), "a/rather/long/path/to/some/case/file/in/the/cases/tree.iwt", &c,
 			    &e) != 0);
 	CHECK(strlen(e.msg) < sizeof e.msg);
 	CHECK(strstr(e.msg, "unknown argument 'zzzzzzzz") != NULL);

@@ -114,7 +114,7 @@ static int run_target(size_t i, int *count)
 		signal(SIGFPE, on_fatal);
 		runctx r = { targets[i].fn, targets[i].name, 0 };
 		struct stat st;
-		const char *cases = stat("suite/cases", &st) == 0 ? "suite/cases" : NULL;
+		const char *cases = stat("cases", &st) == 0 ? "cases" : NULL;
 		iw_fuzz_seeds(targets[i].name, cases, emit, &r);
 		char dir[256];
 		snprintf(dir, sizeof dir, "fuzz/regressions/%s", targets[i].name);
@@ -143,7 +143,7 @@ TEST(fuzz_regress_every_target_over_seeds_and_regressions)
 			check_fail(__FILE__, __LINE__, "fuzz target %s failed on a seed or regression input (%s %d)",
 				   targets[i].name, WIFSIGNALED(status) ? "signal" : "exit",
 				   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-		/* Every target has generated seeds; case_parse needs suite/cases (run from the top). */
+		/* Every target has generated seeds; case_parse needs cases (run from the top). */
 		CHECK(count > 0);
 	}
 }

@@ -112,7 +112,7 @@ static iw_case_result *add(iw_run *run, const char *id, enum iw_verdict v, const
 		return NULL;
 	snprintf(r->id, sizeof r->id, "%s", id);
 	snprintf(r->title, sizeof r->title, "title of %s", id);
-	snprintf(r->file, sizeof r->file, "suite/cases/%s.iwt", id);
+	snprintf(r->file, sizeof r->file, "cases/%s.iwt", id);
 	snprintf(r->profile, sizeof r->profile, "rfc5044");
 	snprintf(r->dut_role, sizeof r->dut_role, "responder");
 	r->nreqs = 1;

@@ -278,7 +278,7 @@ static iw_case_result *add_case(iw_run *run, const char *id, enum iw_verdict v, 
 		return NULL;
 	snprintf(r->id, sizeof r->id, "%s", id);
 	snprintf(r->title, sizeof r->title, "title of %s", id);
-	snprintf(r->file, sizeof r->file, "suite/cases/mpa/6.1/%s.iwt", id);
+	snprintf(r->file, sizeof r->file, "cases/mpa/6.1/%s.iwt", id);
 	snprintf(r->profile, sizeof r->profile, "rfc5044");
 	r->nreqs = 2;
 	snprintf(r->reqs[0].id, sizeof r->reqs[0].id, "MPA-6.1-R5");
@@ -438,14 +438,14 @@ TEST(reports_result_set_case)
 	if (c && r) {
 		snprintf(c->id, sizeof c->id, "ddp.untagged.dv.zero");
 		snprintf(c->title, sizeof c->title, "DV 0 is refused");
-		snprintf(c->file, sizeof c->file, "suite/cases/ddp/6.1/dv.iwt");
+		snprintf(c->file, sizeof c->file, "cases/ddp/6.1/dv.iwt");
 		c->nreqs = 1;
 		snprintf(c->reqs[0].id, sizeof c->reqs[0].id, "DDP-6.1-08");
 		c->reqs[0].level = IW_LEVEL_MUST;
 		iw_result_set_case(r, c);
 		CHECK_STR(r->id, "ddp.untagged.dv.zero");
 		CHECK_STR(r->title, "DV 0 is refused");
-		CHECK_STR(r->file, "suite/cases/ddp/6.1/dv.iwt");
+		CHECK_STR(r->file, "cases/ddp/6.1/dv.iwt");
 		CHECK_EQ(r->nreqs, 1);
 		CHECK_STR(r->reqs[0].id, "DDP-6.1-08");
 	}
@@ -805,7 +805,7 @@ TEST(reports_junit_every_verdict)
 		CHECK_EQ(count_str(x, "</testcase>"), 5);     /* a plain PASS closes itself */
 		CHECK_EQ(count_str(x, "<system-out>"), 2);
 		CHECK(strstr(x, "name=\"mpa.startup.req.happy-path\" time=\"0.012\""
-				" file=\"suite/cases/mpa/6.1/mpa.startup.req.happy-path.iwt\"/>\n") != NULL);
+				" file=\"cases/mpa/6.1/mpa.startup.req.happy-path.iwt\"/>\n") != NULL);
 	}
 	free(x);
 	iw_run_free(&run);

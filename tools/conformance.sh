@@ -24,7 +24,7 @@ run_one() { # config mode
 	case $1 in markers-*) flags="--markers on" ;; *) flags="--markers off" ;; esac
 	case $1 in *-nocrc) flags="$flags --crc off" ;; esac
 	case $1 in initiator) conf=nomarkers-crc flags="$flags --role initiator" ;; esac
-	"$IWSPEC" run --profile all --no-progress --case-dir "$DIR/suite/cases" \
+	"$IWSPEC" run --profile all --no-progress --case-dir "$DIR/cases" \
 		--dut-config "$DIR/tests/conformance/$conf.conf" --resegment "$2" $flags \
 		--report "$OUT/$1-$2" $EXTRA >"$OUT/$1-$2.log" 2>&1
 	echo $? >"$OUT/$1-$2.rc"

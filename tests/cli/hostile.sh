@@ -10,7 +10,7 @@ failn=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/cases"
-cp suite/cases/mpa/6.1-startup-responder/happy-path.iwt suite/cases/mpa/6.1-startup-responder/key-octet-00.iwt \
+cp cases/mpa/6.1-startup-responder/happy-path.iwt cases/mpa/6.1-startup-responder/key-octet-00.iwt \
 	"$tmp/cases/"
 
 modes="garbage reset-mid-frame slow pd-never endless never-close"

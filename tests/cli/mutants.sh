@@ -7,7 +7,7 @@
 # $IWSPEC names the binary. Ends with "N passed, N failed".
 IWSPEC=${IWSPEC:-build/iwspec}
 DIR=$(cd "$(dirname "$0")/../.." && pwd)
-CASES="$DIR/suite/cases"
+CASES="$DIR/cases"
 pass=0
 failn=0
 tmp=$(mktemp -d)

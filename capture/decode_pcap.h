@@ -19,8 +19,15 @@
 
 #include "profile.h"
 
-/* Returns the exit status: 0 every MPA connection conforms, 1 violations, 2 the file cannot be
- * read as a capture, 3 no MPA connection in it. profile NULL: from each Request's Rev. */
-int iw_decode_capture(const char *path, const iw_profile *profile, bool json);
+/* What a capture came to; the values are `iwspec decode`'s exit statuses. */
+enum iw_decode_status {
+	IW_DECODE_CONFORMS = 0,   /* every MPA connection conforms */
+	IW_DECODE_VIOLATIONS = 1, /* at least one violation */
+	IW_DECODE_UNREADABLE = 2, /* the file cannot be read as a capture */
+	IW_DECODE_NO_MPA = 3,     /* no MPA connection in it */
+};
+
+/* Decodes and prints the capture at path. profile NULL: from each Request's Rev. */
+enum iw_decode_status iw_decode_capture(const char *path, const iw_profile *profile, bool json);
 
 #endif

@@ -97,8 +97,8 @@ static bool find_dir(char *out, size_t cap, const char *case_dir, const char *ar
 		snprintf(out, cap, "%s", env);
 		return is_dir(out);
 	}
-	if (is_dir("suite/cases")) {
-		snprintf(out, cap, "suite/cases");
+	if (is_dir("cases")) {
+		snprintf(out, cap, "cases");
 		return true;
 	}
 	char exe[PATH_MAX];
@@ -108,7 +108,7 @@ static bool find_dir(char *out, size_t cap, const char *case_dir, const char *ar
 	else
 		snprintf(exe, sizeof exe, "%s", argv0 ? argv0 : ".");
 	char *bindir = dirname(exe);
-	const char *rel[] = {"../suite/cases", "../share/iwspec/cases"};
+	const char *rel[] = {"../cases", "../share/iwspec/cases"};
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(out, cap, "%s/%s", bindir, rel[i]);
 		if (is_dir(out))
@@ -134,7 +134,7 @@ int iw_catalog_load(iw_catalog *cat, const char *case_dir, const char *select, c
 		if (!find_dir(cat->dir, sizeof cat->dir, case_dir, argv0))
 			return iw_errf(e, IW_EINVAL,
 				       "no case directory found (looked for %s); give --case-dir DIR or set IWSPEC_CASES",
-				       case_dir ? case_dir : "$IWSPEC_CASES, ./suite/cases and next to the binary");
+				       case_dir ? case_dir : "$IWSPEC_CASES, ./cases and next to the binary");
 		rc = load_tree(cat, cat->dir, select, 0, e);
 	}
 	if (rc) {

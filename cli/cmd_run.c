@@ -18,6 +18,12 @@
 #include "run_reports.h"
 #include "runner.h"
 
+/* The live progress line on a terminal (report_console.c). */
+static void print_progress(void *ctx, size_t done, size_t total, const iw_case_result *r)
+{
+	iw_console_progress(ctx, true, done, total, r);
+}
+
 static void usage(FILE *f)
 {
 	char names[128];
@@ -92,8 +98,7 @@ int cmd_run(int argc, char **argv)
 	iw_run_opts o;
 	memset(&o, 0, sizeof o);
 	o.seed = 1;
-	o.progress = isatty(STDOUT_FILENO);
-	o.console = stdout;
+	bool progress = isatty(STDOUT_FILENO);
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -138,7 +143,7 @@ int cmd_run(int argc, char **argv)
 			o.jobs = (int)j;
 			break;
 		}
-		case 'n': o.progress = false; break;
+		case 'n': progress = false; break;
 		case 'H': outs.html = true; break;
 		case 'P': outs.pcap = true; break;
 		case 'E': outs.expect = optarg; break;
@@ -194,6 +199,10 @@ int cmd_run(int argc, char **argv)
 	iw_vectors_locate(cat.dir, run.vectors_dir, sizeof run.vectors_dir);
 	run.nvectors = iw_vectors_hash(run.vectors_dir, run.vectors_sha256, sizeof run.vectors_sha256);
 	int status;
+	if (progress) {
+		o.on_result = print_progress;
+		o.on_result_ctx = stdout;
+	}
 	iw_interrupt_install();
 	int rrc = iw_runner_run(&o, cat.cases, cat.n, &run, &e);
 	if (rrc) {

@@ -197,7 +197,7 @@ void iw_vectors_locate(const char *case_dir, char *out, size_t cap)
 		snprintf(out, cap, "%s", env);
 		return;
 	}
-	/* suite/cases in a checkout, share/iwspec/cases once installed (make install). */
+	/* cases in a checkout, share/iwspec/cases once installed (make install). */
 	static const char *const rel[] = {"../../vectors", "../vectors"};
 	for (size_t i = 0; case_dir && *case_dir && i < 2; i++) {
 		char p[1024];

@@ -28,7 +28,7 @@ void iw_provenance_command(iw_run *run, int argc, char **argv);
 size_t iw_vectors_hash(const char *dir, char *hex, size_t cap);
 
 /* Where the vector set is: $IWSPEC_VECTORS, else the vectors/ directory two levels above the
- * case catalog (the repository's layout: suite/cases and vectors/), else ./vectors. Writes the
+ * case catalog (the repository's layout: cases and vectors/), else ./vectors. Writes the
  * first that exists into out, or "" when none does. */
 void iw_vectors_locate(const char *case_dir, char *out, size_t cap);
 

@@ -16,7 +16,6 @@
 
 #include "interrupt.h"
 #include "iw_conn.h"
-#include "report.h"
 #include "version.h"
 
 static int64_t unix_ms(void)
@@ -174,8 +173,8 @@ static void progress(pool *pl, const iw_case_result *r)
 {
 	pthread_mutex_lock(&pl->mu);
 	pl->done++;
-	if (pl->o->progress && pl->o->console)
-		iw_console_progress(pl->o->console, true, pl->done, pl->total, r);
+	if (pl->o->on_result)
+		pl->o->on_result(pl->o->on_result_ctx, pl->done, pl->total, r);
 	pthread_mutex_unlock(&pl->mu);
 }
 

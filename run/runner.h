@@ -31,8 +31,11 @@ typedef struct iw_run_opts {
 	bool frame_no_crc;          /* --crc off: `startup` sends C=0, the DUT is put in its no-CRC mode if it has one */
 	uint64_t seed;
 	int jobs;                   /* cases at a time; 0: IW_RUNNER_REF_JOBS for the built-in DUT, else 1 */
-	bool progress;              /* live progress line */
-	FILE *console;
+	/* Called once per finished case, under the runner's lock (so calls never overlap): done
+	 * counts the finished cases including this one. NULL: no progress. The CLI prints the
+	 * console's progress line from it; the runner itself writes nothing. */
+	void (*on_result)(void *ctx, size_t done, size_t total, const iw_case_result *r);
+	void *on_result_ctx;
 } iw_run_opts;
 
 /* The built-in DUT's default and the most cases at a time (--jobs). Cases mostly wait on the

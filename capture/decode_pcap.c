@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "decode_stream.h"
 #include "iw_proto.h"
 #include "mpa_frame.h"
@@ -297,13 +296,13 @@ static void decode_conn(capctx *cc, const iw_pcap_conn *c, size_t idx, const iw_
 	}
 }
 
-int iw_decode_capture(const char *path, const iw_profile *profile, bool json)
+enum iw_decode_status iw_decode_capture(const char *path, const iw_profile *profile, bool json)
 {
 	iw_pcap_capture *cap;
 	char msg[512];
 	if (iw_pcap_read(path, &cap, msg, sizeof msg)) {
 		fprintf(stderr, "iwspec decode: %s\n", msg);
-		return IW_EXIT_USAGE;
+		return IW_DECODE_UNREADABLE;
 	}
 	capctx cc;
 	memset(&cc, 0, sizeof cc);
@@ -321,7 +320,8 @@ int iw_decode_capture(const char *path, const iw_profile *profile, bool json)
 	for (size_t i = 0; i < cap->nconns; i++)
 		decode_conn(&cc, &cap->conns[i], i + 1, profile);
 	size_t nviol = cc.viol.n + cc.viol.dropped;
-	int status = cc.mpa_conns == 0 ? IW_EXIT_ERROR : nviol ? IW_EXIT_FAIL : IW_EXIT_OK;
+	enum iw_decode_status status = cc.mpa_conns == 0 ? IW_DECODE_NO_MPA
+				     : nviol ? IW_DECODE_VIOLATIONS : IW_DECODE_CONFORMS;
 	if (json) {
 		json_t *root = json_pack("{s:s, s:I, s:I, s:o, s:I, s:b}", "capture", path, "frames",
 					 (json_int_t)cap->frames, "tcp_connections", (json_int_t)cap->nconns, "connections",

@@ -1,8 +1,8 @@
 /*
  * catalog.h - finding and selecting case files.
  *
- * Cases live in suite/cases/SPEC/SECTION/NAME.iwt. The directory is found in this order:
- * --case-dir, $IWSPEC_CASES, ./suite/cases, <binary>/../suite/cases, <binary>/../share/iwspec/cases.
+ * Cases live in cases/SPEC/SECTION/NAME.iwt. The directory is found in this order:
+ * --case-dir, $IWSPEC_CASES, ./cases, <binary>/../cases, <binary>/../share/iwspec/cases.
  * A selection is a glob on case ids (e.g. 'mpa.startup.*'), or the path of a case file or
  * directory, which is then loaded instead of the catalog.
  */

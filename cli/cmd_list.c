@@ -18,7 +18,7 @@ static void usage(FILE *f)
 		"\n"
 		"  --cases GLOB    only cases whose id matches GLOB (e.g. 'mpa.startup.*'), or the cases\n"
 		"                  in a file or directory\n"
-		"  --case-dir DIR  where the case catalog lives (default: ./suite/cases, or next to the binary)\n");
+		"  --case-dir DIR  where the case catalog lives (default: ./cases, or next to the binary)\n");
 }
 
 int cmd_list(int argc, char **argv)
