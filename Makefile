@@ -104,6 +104,8 @@ test-unit: $(BUILD)/run_tests
 	$(BUILD)/run_tests
 
 test-cli: $(BUILD)/iwspec
+	sh tools/check-octets.sh
+	sh tests/cli/check_octets.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/run.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/mutants.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/vectors.sh
@@ -156,7 +158,7 @@ test-san:
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libiwengine.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -O3 -o $@ $^ $(LDLIBS_ALL) -lisal
+	$(CC) $(CFLAGS_ALL) $(call layer_inc,$<) -O3 -o $@ $^ $(LDLIBS_ALL) -lisal
 
 bench: $(BENCH_SRC:%.c=$(BUILD)/%) $(BUILD)/iwspec
 	@for b in $(BENCH_SRC:%.c=$(BUILD)/%); do $$b || exit 1; done

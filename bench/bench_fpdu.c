@@ -21,11 +21,14 @@
 
 #include "bench_common.h"
 #include "crc32c.h"
+#include "ddp.h"
 #include "iw_err.h"
+#include "iw_octets.h"
 #include "iw_proto.h"
 #include "mpa_fpdu.h"
 #include "mpa_rx.h"
 #include "profile.h"
+#include "rdmap.h"
 
 #define NFPDU 256               /* about 370 KB of stream: stays in L2 */
 #define MSS 1460
@@ -42,14 +45,6 @@ static iw_mpa_rx rx;
 static iw_fpdu fpdu;
 static bool markers = true;     /* the "CRC-only" pipeline runs the same FPDUs without markers */
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* Untagged DDP headers of one Send message (QN 0, MSN 1) cut at MO = k * PAYLOAD, L on the last. */
 static void build_headers(void)
 {
@@ -57,10 +52,10 @@ static void build_headers(void)
 		uint8_t *h = hdrs[k];
 		memset(h, 0, IW_DDP_UNTAGGED_HDR_LEN);
 		h[0] = (uint8_t)((k == NFPDU - 1 ? IW_DDP_L : 0) | (prof->ddp_version & IW_DDP_DV_MASK));
-		h[1] = (uint8_t)(prof->rdmap_version << IW_RDMAP_RV_SHIFT | IW_OP_SEND);
-		put32(h + 6, IW_QN_SEND);
-		put32(h + 10, 1);
-		put32(h + 14, (uint32_t)(k * PAYLOAD));
+		h[IW_DDP_OFF_RSVDULP] = iw_rdmap_ctrl(prof->rdmap_version, IW_OP_SEND);
+		iw_put_be32(h + 6, IW_QN_SEND);
+		iw_put_be32(h + 10, 1);
+		iw_put_be32(h + 14, (uint32_t)(k * PAYLOAD));
 	}
 }
 

@@ -175,7 +175,8 @@ static void decode_conn(capctx *cc, const iw_pcap_conn *c, size_t idx, const iw_
 	const iw_profile *p = forced;
 	char pwhy[96] = "";
 	if (!p) {
-		uint8_t rev = c->dir[ini].len > 17 ? c->dir[ini].data[17] : IW_MPA_REV_RFC5044;
+		uint8_t rev = c->dir[ini].len > IW_MPA_FRAME_OFF_REV ? iw_mpa_frame_rev(c->dir[ini].data)
+								 : IW_MPA_REV_RFC5044;
 		p = iw_profile_get(rev == 0 ? IW_PROFILE_RDDP_MPA_01 : rev == 2 ? IW_PROFILE_RFC6581 : IW_PROFILE_RFC5044);
 		snprintf(pwhy, sizeof pwhy, " (from the Request's Rev %u; --profile chooses another)", rev);
 	}

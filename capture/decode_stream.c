@@ -422,7 +422,7 @@ size_t iw_decode_fpdus(iw_decode_ctx *o, const iw_profile *p, bool markers, bool
 		if (rx.body_need > 2)
 			snprintf(d, sizeof d,
 				 "the stream ends inside an FPDU: %zu of %zu octets (ULPDU_Length %u) received",
-				 rx.body_have, rx.body_need, (unsigned)rx.body[0] << 8 | rx.body[1]);
+				 rx.body_have, rx.body_need, (unsigned)iw_fpdu_ulpdu_length(rx.body));
 		else
 			snprintf(d, sizeof d, "the stream ends inside an FPDU's ULPDU_Length field");
 		iw_decode_violation(o, "MPA-5.4-04", IW_VIOL_FATAL, -1, 0, 0, rx.fpdu_start, d);

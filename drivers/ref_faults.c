@@ -320,24 +320,24 @@ static bool rewrite_out(iw_fault_conn *f, uint8_t *u, size_t n)
 {
 	if (iw_mut_is_out(f->mutant))
 		return iw_mut_rewrite_out(f, u, &n);
-	bool term = n >= IW_DDP_UNTAGGED_HDR_LEN + 4 && !(u[0] & 0x80) && (u[1] & 0x0F) == IW_OP_TERMINATE;
+	bool term = n >= IW_TERM_OFF_CTRL + 4 && !iw_ddp_octets_tagged(u) && iw_rdmap_octets_opcode(u) == IW_OP_TERMINATE;
 	if (!term)
 		return true;
-	uint8_t *cw = u + IW_DDP_UNTAGGED_HDR_LEN;
-	int layer = cw[0] >> 4, etype = cw[0] & 0x0F, ecode = cw[1];
+	uint8_t *cw = u + IW_TERM_OFF_CTRL;
+	unsigned layer = iw_term_ctrl_layer(cw), etype = iw_term_ctrl_etype(cw), ecode = iw_term_ctrl_ecode(cw);
 	switch (f->mutant) {
 	case IW_MUTANT_NO_TERMINATE:
 		return false;
 	case IW_MUTANT_TERM_WRONG_CODE:
-		cw[1] ^= 0x20;
+		iw_term_ctrl_set(cw, layer, etype, ecode ^ 0x20);
 		break;
 	case IW_MUTANT_INTEROP_CODES:
 		if (layer == IW_LAYER_LLP && etype == IW_LLP_ET_MPA)
-			cw[0] = (uint8_t)(IW_LAYER_LLP << 4 | 3);           /* cxgb4: 0x23 */
+			iw_term_ctrl_set(cw, IW_LAYER_LLP, 3, ecode);       /* cxgb4: 0x23 */
 		else if (layer == IW_LAYER_DDP && etype == IW_DDP_ET_UNTAGGED && ecode == IW_DDP_EC_TOO_LONG)
-			cw[1] = IW_DDP_EC_MSN_NO_BUFFER;                     /* siw: "no buffer" */
+			iw_term_ctrl_set(cw, layer, etype, IW_DDP_EC_MSN_NO_BUFFER); /* siw: "no buffer" */
 		else if (layer == IW_LAYER_DDP && etype == IW_DDP_ET_TAGGED && ecode == IW_DDP_EC_TO_WRAP)
-			cw[1] = IW_DDP_EC_BASE_BOUNDS;                       /* siw: no wrap check */
+			iw_term_ctrl_set(cw, layer, etype, IW_DDP_EC_BASE_BOUNDS);   /* siw: no wrap check */
 		break;
 	default:
 		break;
@@ -351,12 +351,10 @@ static bool rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 {
 	if (iw_mut_is_in(f->mutant))
 		return iw_mut_rewrite_in(f, u, n);
-	if (f->mutant != IW_MUTANT_IGNORE_BOUNDS || *n < IW_DDP_TAGGED_HDR_LEN || !(u[0] & 0x80) ||
-	    (u[1] & 0x0F) != IW_OP_WRITE)
+	if (f->mutant != IW_MUTANT_IGNORE_BOUNDS || *n < IW_DDP_TAGGED_HDR_LEN || !iw_ddp_octets_tagged(u) ||
+	    iw_rdmap_octets_opcode(u) != IW_OP_WRITE)
 		return true;
-	uint64_t to = 0;
-	for (int i = 6; i < 14; i++)
-		to = to << 8 | u[i];
+	uint64_t to = iw_ddp_octets_to(u);
 	size_t len = *n - IW_DDP_TAGGED_HDR_LEN;
 	if (!len)
 		return true;
@@ -486,7 +484,7 @@ static void track(iw_fault_conn *f, const uint8_t *data, size_t len, uint64_t po
 			f->trk_len_hi = o;
 		} else if (k == 1) {
 			f->trk_len = (uint16_t)(f->trk_len_hi << 8 | o);
-			f->trk_total = 2u + f->trk_len + iw_mpa_pad_len(f->trk_len) + IW_MPA_CRC_LEN;
+			f->trk_total = iw_fpdu_layout_of(f->trk_len).body_len;
 			if (f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU && f->trk_len < IW_DDP_TAGGED_HDR_LEN)
 				f->crash_armed = true;
 		} else if (k == 2 && f->mutant == IW_MUTANT_CRASH_SHORT_ULPDU && !(o & IW_DDP_T) &&
@@ -556,8 +554,9 @@ void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len)
 	size_t frame = f->profile->startup_frames ? iw_mpa_frame_len(f->in_hdr) : 0;
 	if (in_mutant(f->mutant) && before >= frame && (f->out_hdr_known || (f->model && frame_known(f, f->model)))) {
 		if (!f->rf_in) {
-			bool markers = f->profile->markers_always || (f->out_hdr[16] & IW_MPA_FLAG_M);
-			bool crc = f->profile->crc_always || (f->in_hdr[16] & IW_MPA_FLAG_C) || (f->out_hdr[16] & IW_MPA_FLAG_C);
+			bool markers = f->profile->markers_always || (iw_mpa_frame_flags(f->out_hdr) & IW_MPA_FLAG_M);
+			bool crc = f->profile->crc_always || ((iw_mpa_frame_flags(f->in_hdr) | iw_mpa_frame_flags(f->out_hdr)) &
+							       IW_MPA_FLAG_C);
 			f->rf_in = reframe_new(f->profile, markers, crc);
 		}
 		if (f->rf_in) {
@@ -581,20 +580,18 @@ static void mutated_hdr(const iw_fault_conn *f, uint8_t h[IW_MPA_FRAME_HDR_LEN])
 	memcpy(h, f->out_hdr, IW_MPA_FRAME_HDR_LEN);
 	switch (f->mutant) {
 	case IW_MUTANT_REPLY_WRONG_REV:
-		h[17] = (uint8_t)(h[17] + 1);
+		iw_mpa_frame_set_rev(h, (uint8_t)(iw_mpa_frame_rev(h) + 1));
 		break;
 	case IW_MUTANT_REPLY_RES_SET:
-		h[16] |= f->profile->enhanced ? IW_MPA_RES_MASK_ENH : IW_MPA_RES_MASK_DRAFT;
+		iw_mpa_frame_set_flags(h, iw_mpa_frame_flags(h) |
+						  (f->profile->enhanced ? IW_MPA_RES_MASK_ENH : IW_MPA_RES_MASK_DRAFT));
 		break;
 	case IW_MUTANT_REPLY_C0:
-		h[16] &= (uint8_t)~IW_MPA_FLAG_C;
+		iw_mpa_frame_set_flags(h, iw_mpa_frame_flags(h) & (uint8_t)~IW_MPA_FLAG_C);
 		break;
-	case IW_MUTANT_TRUNCATE_PD: {
-		unsigned pdl = iw_mpa_frame_pd_length(h) + 4u;
-		h[18] = (uint8_t)(pdl >> 8);
-		h[19] = (uint8_t)pdl;
+	case IW_MUTANT_TRUNCATE_PD:
+		iw_mpa_frame_set_pd_length(h, (uint16_t)(iw_mpa_frame_pd_length(h) + 4u));
 		break;
-	}
 	default:
 		break;
 	}
@@ -652,8 +649,8 @@ static void fill_random(iw_fault_conn *f, iw_txbuf *tx)
 static void inject_early_fpdu(iw_fault_conn *f, iw_txbuf *tx)
 {
 	const iw_profile *p = f->profile;
-	bool markers = p->markers_always || (f->in_hdr[16] & IW_MPA_FLAG_M);
-	bool crc = p->crc_always || (f->in_hdr[16] & IW_MPA_FLAG_C) || (f->out_hdr[16] & IW_MPA_FLAG_C);
+	bool markers = p->markers_always || (iw_mpa_frame_flags(f->in_hdr) & IW_MPA_FLAG_M);
+	bool crc = p->crc_always || ((iw_mpa_frame_flags(f->in_hdr) | iw_mpa_frame_flags(f->out_hdr)) & IW_MPA_FLAG_C);
 	iw_mpa_tx mtx;
 	iw_mpa_tx_init(&mtx, p, markers, crc);
 	iw_ddp_hdr h;
@@ -705,8 +702,7 @@ static void pd_never(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx)
 	const uint8_t *src = iw_conn_output_peek(model, &avail);
 	uint8_t *dst = iw_txbuf_tail(tx);
 	memcpy(dst, src, IW_MPA_FRAME_HDR_LEN);
-	dst[18] = 0;
-	dst[19] = ANNOUNCED;
+	iw_mpa_frame_set_pd_length(dst, ANNOUNCED);
 	size_t have = avail - IW_MPA_FRAME_HDR_LEN;
 	size_t pdl = f->out_frame_len - IW_MPA_FRAME_HDR_LEN;
 	if (have > pdl)
@@ -805,7 +801,7 @@ int64_t iw_fault_pump(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx, int64_t no
 			move(f, model, tx, f->out_frame_len - (size_t)f->out_pos);
 		if (f->out_pos < f->out_frame_len)
 			return wake;
-		if (f->out_hdr[16] & IW_MPA_FLAG_R)
+		if (iw_mpa_frame_flags(f->out_hdr) & IW_MPA_FLAG_R)
 			f->early_sent = true;   /* a rejecting Reply: no full operation to break */
 		else
 			inject_early_fpdu(f, tx);

@@ -10,6 +10,7 @@
 #include "crc32c.h"
 #include "ddp.h"
 #include "ddp_sink.h"
+#include "iw_octets.h"
 #include "iw_proto.h"
 #include "mpa_frame.h"
 #include "rdmap.h"
@@ -44,10 +45,11 @@ static uint32_t pd_clamp(const iw_fault_conn *f)
 	const iw_profile *p = f->profile;
 	/* reply-early still checks PD_Length against its limit, as a DUT answering on the header
 	 * would: frames announcing 512 octets or more (PD_Length's high octet 2 or more, known before
-	 * the low one arrives) are waited for as usual. */
+	 * the low one arrives, so the unread low octet cannot change the answer) are waited for as usual. */
 	if (f->mutant == IW_MUTANT_REPLY_EARLY)
-		return f->in_hdr[18] >= 2 ? UINT32_MAX
-					  : p->enhanced && (f->in_hdr[16] & IW_MPA_FLAG_ENHANCED) ? IW_MPA_IRDORD_LEN : 0;
+		return iw_mpa_frame_pd_length(f->in_hdr) >= 512 ? UINT32_MAX
+		       : p->enhanced && (iw_mpa_frame_flags(f->in_hdr) & IW_MPA_FLAG_ENHANCED) ? IW_MPA_IRDORD_LEN
+											: 0;
 	if (f->mutant == IW_MUTANT_ACCEPT_OVERSIZED_PD && p->pd_max < IW_MPA_PD_MAX_DRAFT)
 		return p->pd_max;
 	return UINT32_MAX;
@@ -213,7 +215,7 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 	size_t hl;
 	if (iw_ddp_hdr_decode(u, *n, &h, &hl, NULL) != IW_OK)
 		return true; /* not a DDP segment: the model judges it as it is */
-	unsigned op = iw_rdmap_ctrl_opcode(u[1]), rv = iw_rdmap_ctrl_rv(u[1]);
+	unsigned op = iw_rdmap_ctrl_opcode(h.rsvdulp[0]), rv = iw_rdmap_ctrl_rv(h.rsvdulp[0]);
 	size_t plen = *n - hl;
 	uint8_t *pl = u + hl;
 	const iw_ddp_sink *s = sink_of(f);
@@ -316,8 +318,10 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 		return true;
 	case IW_MUTANT_RDMAP_VERSION_UNCHECKED:
 		/* RFC5040-4.2: RV is not checked. */
-		if (rv != f->profile->rdmap_version)
-			u[1] = iw_rdmap_ctrl(f->profile->rdmap_version, op);
+		if (rv != f->profile->rdmap_version) {
+			h.rsvdulp[0] = iw_rdmap_ctrl(f->profile->rdmap_version, op);
+			put_hdr(&h, u);
+		}
 		return true;
 	case IW_MUTANT_PLACE_AFTER_ERROR:
 		/* DDP-9.1-03: after its error the DUT still places the RDMA Writes that follow. */
@@ -361,7 +365,7 @@ bool iw_mut_rewrite_out(iw_fault_conn *f, uint8_t *u, size_t *n)
 	size_t hl;
 	if (iw_ddp_hdr_decode(u, *n, &h, &hl, NULL) != IW_OK)
 		return true;
-	unsigned op = iw_rdmap_ctrl_opcode(u[1]);
+	unsigned op = iw_rdmap_ctrl_opcode(h.rsvdulp[0]);
 	switch (f->mutant) {
 	case IW_MUTANT_TERM_WRONG_LAYER:
 		/* RFC5040-4.8: the Terminate names the wrong layer (RDMAP and DDP swapped, LLP as 3). */
@@ -380,12 +384,12 @@ bool iw_mut_rewrite_out(iw_fault_conn *f, uint8_t *u, size_t *n)
 		 * and the last; tagged: any but the first and the last, tracked segment by segment). */
 		if (!h.tagged) {
 			if (!h.last && h.mo > 0)
-				u[0] |= IW_DDP_L;
+				iw_ddp_octets_set_last(u, true);
 		} else if (h.last) {
 			f->out_tagged_cont = false;
 		} else {
 			if (f->out_tagged_cont)
-				u[0] |= IW_DDP_L;
+				iw_ddp_octets_set_last(u, true);
 			f->out_tagged_cont = true;
 		}
 		return true;
@@ -410,8 +414,7 @@ static int frame_bad_pad(iw_mpa_tx *enc, const uint8_t *u, size_t n, uint8_t *ou
 	size_t pad = (4 - n % 4) % 4, total = 2 + n + pad + IW_MPA_CRC_LEN;
 	if (cap < total || n > 0xFFFF)
 		return IW_ENOSPC;
-	out[0] = (uint8_t)(n >> 8);
-	out[1] = (uint8_t)n;
+	iw_put_be16(out, (uint16_t)n);
 	memcpy(out + 2, u, n);
 	memset(out + 2 + n, 0, pad);
 	uint32_t crc = enc->crc ? iw_crc32c(out, 2 + n + pad) : 0;

@@ -19,6 +19,7 @@
 #include "mpa_frame.h"
 #include "net.h"
 #include "ref_mutants.h"
+#include "reflector_greeting.h"
 
 #define TX_CAP          (64u * 1024u)   /* transmit buffer per connection */
 #define MODEL_OUT_CAP   (256u * 1024u)  /* the model's output queue */
@@ -209,19 +210,11 @@ static void peer_name(int fd, char *buf, size_t cap)
 	snprintf(buf, cap, "%s:%u", a, port);
 }
 
-static void put_be(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = n - 1; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
 static void greet(iw_ref_server *s, rconn *c)
 {
-	uint8_t g[IW_REF_GREETING_LEN];
+	uint8_t g[IW_GREETING_LEN];
 	iw_err e;
-	put_be(g, c->stag, 4);
-	put_be(g + 4, s->o.base_to, 8);
-	put_be(g + 12, IW_REF_STAG_LEN, 4);
+	iw_greeting_encode(g, c->stag, s->o.base_to, IW_REF_STAG_LEN);
 	if (iw_conn_send(c->model, IW_OP_SEND, g, sizeof g, &e) != IW_OK)
 		logf_(s, c, "reflector: cannot send the greeting: %s", e.msg);
 }
@@ -398,7 +391,7 @@ static void feed(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n)
 			const uint8_t *h = c->sbuf;
 			size_t pdl = iw_mpa_frame_pd_length(h);
 			size_t off = IW_MPA_FRAME_HDR_LEN;
-			if (c->o.profile->enhanced && (h[16] & IW_MPA_FLAG_ENHANCED) && pdl >= IW_MPA_IRDORD_LEN)
+			if (c->o.profile->enhanced && (iw_mpa_frame_flags(h) & IW_MPA_FLAG_ENHANCED) && pdl >= IW_MPA_IRDORD_LEN)
 				off += IW_MPA_IRDORD_LEN;
 			size_t end = IW_MPA_FRAME_HDR_LEN + pdl;
 			size_t want = sizeof IW_REF_REJECT_PD - 1;

@@ -44,7 +44,6 @@
 #define IW_REF_PD_MAX       1024
 #define IW_REF_STAG         0x1000u     /* the reflector's tagged buffer */
 #define IW_REF_STAG_LEN     65536u
-#define IW_REF_GREETING_LEN 16          /* STag (4) | TO (8) | length (4), big-endian */
 #define IW_REF_REJECT_PD    "REJECTME"
 
 typedef struct iw_ref_options {

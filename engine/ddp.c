@@ -2,32 +2,9 @@
  * ddp.c - DDP segment headers and the data source's segmenter (D0/D2 §6, §7.2; RFC 5041).
  */
 #include "ddp.h"
+#include "iw_octets.h"
 
 #include <string.h>
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
 
 int iw_ddp_hdr_encode(const iw_ddp_hdr *h, uint8_t *out, size_t cap, size_t *out_len, iw_err *e)
 {
@@ -45,13 +22,13 @@ int iw_ddp_hdr_encode(const iw_ddp_hdr *h, uint8_t *out, size_t cap, size_t *out
 	out[0] = (uint8_t)((h->tagged ? IW_DDP_T : 0) | (h->last ? IW_DDP_L : 0) | (h->rsvd << 2) | h->dv);
 	if (h->tagged) {
 		out[1] = h->rsvdulp[0];
-		put32(out + 2, h->stag);
-		put64(out + 6, h->to);
+		iw_put_be32(out + 2, h->stag);
+		iw_put_be64(out + 6, h->to);
 	} else {
 		memcpy(out + 1, h->rsvdulp, 5);
-		put32(out + 6, h->qn);
-		put32(out + 10, h->msn);
-		put32(out + 14, h->mo);
+		iw_put_be32(out + 6, h->qn);
+		iw_put_be32(out + 10, h->msn);
+		iw_put_be32(out + 14, h->mo);
 	}
 	if (out_len)
 		*out_len = n;
@@ -82,13 +59,13 @@ int iw_ddp_hdr_decode(const uint8_t *ulpdu, size_t len, iw_ddp_hdr *h, size_t *h
 	h->dv = ulpdu[0] & IW_DDP_DV_MASK;
 	if (tagged) {
 		h->rsvdulp[0] = ulpdu[1];
-		h->stag = get32(ulpdu + 2);
-		h->to = get64(ulpdu + 6);
+		h->stag = iw_get_be32(ulpdu + 2);
+		h->to = iw_get_be64(ulpdu + 6);
 	} else {
 		memcpy(h->rsvdulp, ulpdu + 1, 5);
-		h->qn = get32(ulpdu + 6);
-		h->msn = get32(ulpdu + 10);
-		h->mo = get32(ulpdu + 14);
+		h->qn = iw_get_be32(ulpdu + 6);
+		h->msn = iw_get_be32(ulpdu + 10);
+		h->mo = iw_get_be32(ulpdu + 14);
 	}
 	return IW_OK;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "iw_err.h"
+#include "iw_octets.h"
 #include "iw_proto.h"
 
 typedef struct iw_ddp_hdr {
@@ -39,6 +40,27 @@ int iw_ddp_hdr_encode(const iw_ddp_hdr *h, uint8_t *out, size_t cap, size_t *out
  * the T bit announces, or 0; *hdr_len is then what was needed (14 when len is 0: the
  * shortest header). hdr_len may be NULL. */
 int iw_ddp_hdr_decode(const uint8_t *ulpdu, size_t len, iw_ddp_hdr *h, size_t *hdr_len, iw_err *e);
+
+/*
+ * Views of a DDP header in octets already framed, for code that reads or changes one field
+ * without a full decode (the fault stage, the built-in DUT's mutants). The caller has checked
+ * that the ULPDU holds the header the T bit announces (iw_ddp_hdr_len).
+ */
+#define IW_DDP_OFF_CTRL    0    /* T | L | Rsvd | DV */
+#define IW_DDP_OFF_RSVDULP 1    /* the RDMAP control octet when RDMAP is the ULP */
+#define IW_DDP_OFF_STAG    2    /* tagged */
+#define IW_DDP_OFF_TO      6    /* tagged */
+#define IW_DDP_OFF_QN      6    /* untagged */
+#define IW_DDP_OFF_MSN     10   /* untagged */
+#define IW_DDP_OFF_MO      14   /* untagged */
+
+static inline bool iw_ddp_octets_tagged(const uint8_t *ulpdu) { return ulpdu[IW_DDP_OFF_CTRL] & IW_DDP_T; }
+static inline bool iw_ddp_octets_last(const uint8_t *ulpdu) { return ulpdu[IW_DDP_OFF_CTRL] & IW_DDP_L; }
+static inline void iw_ddp_octets_set_last(uint8_t *ulpdu, bool last)
+{
+	ulpdu[IW_DDP_OFF_CTRL] = (uint8_t)((ulpdu[IW_DDP_OFF_CTRL] & ~IW_DDP_L) | (last ? IW_DDP_L : 0));
+}
+static inline uint64_t iw_ddp_octets_to(const uint8_t *ulpdu) { return iw_get_be64(ulpdu + IW_DDP_OFF_TO); }
 
 /* Cuts a message into segments of at most mulpdu octets (header + payload), D0/D2 §7.2:
  * untagged MO = offset in the message, tagged TO = initial TO + offset, L only on the last,

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "iw_conn_int.h"
+#include "iw_octets.h"
 #include "iw_proto.h"
 
 /* RFC 5040 section tags, as in rdmap.c and ddp_sink.c (not catalog rows: the seeds define no
@@ -76,11 +77,6 @@ static void fail_sink(iw_conn *c, const iw_sink_result *r, const uint8_t *ulpdu,
 {
 	fail_with(c, r->req ? r->req : "DDP-9.1-01", r->layer, r->etype, r->ecode, ulpdu, ulpdu_len, "%s",
 		  r->detail);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* Gives a delivered buffer back to its queue, so the peer never runs out of buffers while the
@@ -174,7 +170,7 @@ static void deliver_send(iw_conn *c, const iw_sink_delivery *d, const uint8_t *u
 {
 	unsigned opcode = iw_rdmap_ctrl_opcode(d->rsvdulp[0]);
 	if (opcode == IW_OP_SEND_INV || opcode == IW_OP_SEND_SE_INV) {
-		uint32_t stag = be32(d->rsvdulp + 1);
+		uint32_t stag = iw_get_be32(d->rsvdulp + 1);
 		if (iw_sink_invalidate(&c->sink, stag, NULL) != IW_OK) {
 			fail_with(c, REQ_RDMAP_INVAL, IW_LAYER_RDMAP, IW_RDMAP_ET_PROTECTION,
 				  IW_RDMAP_EC_CANNOT_INVALIDATE, u, ul,

@@ -110,12 +110,12 @@ static bool header_check(iw_conn *c)
 	/* Decoding a copy with PD_Length 0 gives every header field without the private data;
 	 * the real PD_Length is put back for the check (its limit, the Enhanced block). */
 	memcpy(hdr, c->sbuf, sizeof hdr);
-	hdr[18] = hdr[19] = 0;
+	iw_mpa_frame_set_pd_length(hdr, 0);
 	if (iw_mpa_frame_decode(c->p, hdr, sizeof hdr, &f, &flen, NULL) != IW_OK) {
 		reject_one(c, "MPA-6.1-R2b", 0, "startup frame header could not be decoded");
 		return false;
 	}
-	f.pd_length = (uint16_t)(c->sbuf[18] << 8 | c->sbuf[19]);
+	f.pd_length = iw_mpa_frame_pd_length(c->sbuf);
 	f.has_irdord = c->p->enhanced && f.enhanced && f.pd_length >= IW_MPA_IRDORD_LEN;
 	f.pd = NULL;
 	f.pd_len = 0;

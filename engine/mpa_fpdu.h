@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #include "iw_err.h"
+#include "iw_octets.h"
+#include "iw_proto.h"
 #include "profile.h"
 
 typedef struct iw_mpa_tx {
@@ -64,7 +66,35 @@ int iw_mpa_tx_fpdu(iw_mpa_tx *tx, const uint8_t *hdr, size_t hdr_len, const uint
 static inline void iw_mpa_tx_skip(iw_mpa_tx *tx, size_t n) { tx->pos += n; }
 
 /* Pad octets for a ULPDU of this length: (4 - (2 + len) % 4) % 4 (MPA-4-F2). */
-static inline unsigned iw_mpa_pad_len(size_t ulpdu_len) { return (unsigned)((4 - (2 + ulpdu_len) % 4) % 4); }
+static inline unsigned iw_mpa_pad_len(size_t ulpdu_len)
+{
+	return (unsigned)((4 - (IW_MPA_LEN_FIELD + ulpdu_len) % 4) % 4);
+}
+
+/* Where an FPDU's parts sit, markers excluded (MPA-4): ULPDU_Length (2 octets) at 0, the ULPDU
+ * at IW_MPA_LEN_FIELD, the pad after it, then the CRC field (always present; with CRC off
+ * its value is not checked, MPA-5.2-09). The body is all of it: what marker positions are counted over. */
+typedef struct iw_fpdu_layout {
+	size_t ulpdu_off, ulpdu_len;
+	size_t pad_off, pad_len;
+	size_t crc_off;
+	size_t body_len;
+} iw_fpdu_layout;
+
+static inline iw_fpdu_layout iw_fpdu_layout_of(size_t ulpdu_len)
+{
+	iw_fpdu_layout l;
+	l.ulpdu_off = IW_MPA_LEN_FIELD;
+	l.ulpdu_len = ulpdu_len;
+	l.pad_off = l.ulpdu_off + ulpdu_len;
+	l.pad_len = iw_mpa_pad_len(ulpdu_len);
+	l.crc_off = l.pad_off + l.pad_len;
+	l.body_len = l.crc_off + IW_MPA_CRC_LEN;
+	return l;
+}
+
+/* The ULPDU_Length field of an FPDU in octets (markers excluded from the first 2 octets). */
+static inline uint16_t iw_fpdu_ulpdu_length(const uint8_t *fpdu) { return iw_get_be16(fpdu); }
 
 /* MULPDU formulas (MPA-5.3.2-01/02) without clamping; may be below 128 or negative for tiny EMSS.
  *   markers:    EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS % 4)

@@ -5,6 +5,7 @@
  * decoding only splits fields; iw_mpa_frame_check() is the one place that judges them.
  */
 #include "mpa_frame.h"
+#include "iw_octets.h"
 
 #include <string.h>
 
@@ -46,17 +47,6 @@ size_t iw_mpa_frame_size(const iw_mpa_frame *f)
 	return IW_MPA_FRAME_HDR_LEN + block_len(f) + f->pd_len;
 }
 
-static void put_be16(uint8_t *o, uint16_t v)
-{
-	o[0] = (uint8_t)(v >> 8);
-	o[1] = (uint8_t)v;
-}
-
-static uint16_t get_be16(const uint8_t *i)
-{
-	return (uint16_t)(i[0] << 8 | i[1]);
-}
-
 int iw_mpa_frame_encode(const iw_mpa_frame *f, uint8_t *out, size_t cap, size_t *out_len, iw_err *e)
 {
 	size_t pd_total = block_len(f) + f->pd_len;
@@ -77,9 +67,9 @@ int iw_mpa_frame_encode(const iw_mpa_frame *f, uint8_t *out, size_t cap, size_t 
 		flags |= IW_MPA_FLAG_R;
 	if (f->enhanced)
 		flags |= IW_MPA_FLAG_ENHANCED;
-	out[16] = flags;
-	out[17] = f->rev;
-	put_be16(out + 18, f->pd_length_auto ? (uint16_t)pd_total : f->pd_length);
+	iw_mpa_frame_set_flags(out, flags);
+	iw_mpa_frame_set_rev(out, f->rev);
+	iw_mpa_frame_set_pd_length(out, f->pd_length_auto ? (uint16_t)pd_total : f->pd_length);
 
 	uint8_t *o = out + IW_MPA_FRAME_HDR_LEN;
 	if (f->has_irdord) {
@@ -93,8 +83,8 @@ int iw_mpa_frame_encode(const iw_mpa_frame *f, uint8_t *out, size_t cap, size_t 
 			ord |= IW_MPA_ORD_RTR_WRITE;
 		if (f->rtr_read)
 			ord |= IW_MPA_ORD_RTR_READ;
-		put_be16(o, ird);
-		put_be16(o + 2, ord);
+		iw_put_be16(o, ird);
+		iw_put_be16(o + 2, ord);
 		o += IW_MPA_IRDORD_LEN;
 	}
 	if (f->pd_len)
@@ -109,7 +99,7 @@ int iw_mpa_frame_encode(const iw_mpa_frame *f, uint8_t *out, size_t cap, size_t 
  * defines it; elsewhere it is one of the Res bits (MPA-6.1.1-05). */
 static void decode_header(const iw_profile *p, const uint8_t *buf, iw_mpa_frame *f)
 {
-	uint8_t flags = buf[16];
+	uint8_t flags = iw_mpa_frame_flags(buf);
 	memset(f, 0, sizeof *f);
 	memcpy(f->key, buf, IW_MPA_KEY_LEN);
 	f->m = flags & IW_MPA_FLAG_M;
@@ -121,8 +111,8 @@ static void decode_header(const iw_profile *p, const uint8_t *buf, iw_mpa_frame 
 	} else {
 		f->res = flags & IW_MPA_RES_MASK_DRAFT;
 	}
-	f->rev = buf[17];
-	f->pd_length = get_be16(buf + 18);
+	f->rev = iw_mpa_frame_rev(buf);
+	f->pd_length = iw_mpa_frame_pd_length(buf);
 	f->pd_length_auto = false;
 }
 
@@ -147,7 +137,7 @@ int iw_mpa_frame_decode(const iw_profile *p, const uint8_t *buf, size_t len, iw_
 	const uint8_t *pd = buf + IW_MPA_FRAME_HDR_LEN;
 	size_t pd_len = f->pd_length;
 	if (f->enhanced && pd_len >= IW_MPA_IRDORD_LEN) {
-		uint16_t ird = get_be16(pd), ord = get_be16(pd + 2);
+		uint16_t ird = iw_get_be16(pd), ord = iw_get_be16(pd + 2);
 		f->has_irdord = true;
 		f->ird = ird & IW_MPA_IRDORD_MASK;
 		f->ord = ord & IW_MPA_IRDORD_MASK;

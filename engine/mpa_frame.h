@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "iw_err.h"
+#include "iw_octets.h"
 #include "iw_proto.h"
 #include "iw_violation.h"
 #include "profile.h"
@@ -52,11 +53,37 @@ void iw_mpa_frame_init(iw_mpa_frame *f, const iw_profile *p, enum iw_mpa_kind ki
 /* Octets iw_mpa_frame_encode will write: 20 + block + pd_len (PD_Length does not change it). */
 size_t iw_mpa_frame_size(const iw_mpa_frame *f);
 
-/* PD_Length of a startup frame header (octets 18-19), and the octets of the whole frame
- * (header and private data), for readers of a header still arriving, before a full decode. */
+/* Where the header's fields sit, for readers of a header still arriving (before a full
+ * decode) and for the fault stage, which changes one field of a frame already encoded. */
+#define IW_MPA_FRAME_OFF_FLAGS     16
+#define IW_MPA_FRAME_OFF_REV       17
+#define IW_MPA_FRAME_OFF_PD_LENGTH 18
+
+/* The flags octet (M, C, R and the Res bits: IW_MPA_FLAG_*). */
+static inline uint8_t iw_mpa_frame_flags(const uint8_t hdr[IW_MPA_FRAME_HDR_LEN])
+{
+	return hdr[IW_MPA_FRAME_OFF_FLAGS];
+}
+static inline void iw_mpa_frame_set_flags(uint8_t hdr[IW_MPA_FRAME_HDR_LEN], uint8_t flags)
+{
+	hdr[IW_MPA_FRAME_OFF_FLAGS] = flags;
+}
+static inline uint8_t iw_mpa_frame_rev(const uint8_t hdr[IW_MPA_FRAME_HDR_LEN])
+{
+	return hdr[IW_MPA_FRAME_OFF_REV];
+}
+static inline void iw_mpa_frame_set_rev(uint8_t hdr[IW_MPA_FRAME_HDR_LEN], uint8_t rev)
+{
+	hdr[IW_MPA_FRAME_OFF_REV] = rev;
+}
+/* PD_Length, and the octets of the whole frame (header and private data). */
 static inline uint16_t iw_mpa_frame_pd_length(const uint8_t hdr[IW_MPA_FRAME_HDR_LEN])
 {
-	return (uint16_t)(hdr[18] << 8 | hdr[19]);
+	return iw_get_be16(hdr + IW_MPA_FRAME_OFF_PD_LENGTH);
+}
+static inline void iw_mpa_frame_set_pd_length(uint8_t hdr[IW_MPA_FRAME_HDR_LEN], uint16_t pd_length)
+{
+	iw_put_be16(hdr + IW_MPA_FRAME_OFF_PD_LENGTH, pd_length);
 }
 static inline size_t iw_mpa_frame_len(const uint8_t hdr[IW_MPA_FRAME_HDR_LEN])
 {

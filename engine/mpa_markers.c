@@ -1,5 +1,5 @@
 /*
- * mpa_markers.c - how many markers an FPDU carries (MR §5.1).
+ * mpa_markers.c - how many markers an FPDU carries, and where (MR §5.1).
  */
 #include "mpa_markers.h"
 
@@ -28,4 +28,27 @@ size_t iw_markers_in_fpdu(uint64_t start, size_t body)
 			return n;
 		n = m;
 	}
+}
+
+size_t iw_markers_offsets(uint64_t start, size_t body, size_t *at, size_t cap, bool *ends_on_boundary)
+{
+	uint64_t pos = start;
+	size_t k = 0, n = 0;
+	for (;;) {
+		if (iw_marker_at(pos) && k < body) {
+			if (n < cap)
+				at[n] = k;
+			n++;
+			pos += 4;
+		}
+		if (k >= body)
+			break;
+		size_t take = (size_t)(IW_MPA_MARKER_INTERVAL - pos % IW_MPA_MARKER_INTERVAL);
+		if (take > body - k)
+			take = body - k;
+		pos += take;
+		k += take;
+	}
+	*ends_on_boundary = iw_marker_at(pos);
+	return n;
 }

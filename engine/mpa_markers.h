@@ -18,11 +18,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iw_octets.h"
+#include "iw_proto.h"
+
 /* True when a marker starts at stream offset pos. */
-static inline bool iw_marker_at(uint64_t pos) { return pos % 512 == 0; }
+static inline bool iw_marker_at(uint64_t pos) { return pos % IW_MPA_MARKER_INTERVAL == 0; }
 
 /* Offset of the first marker at or after pos. */
-static inline uint64_t iw_marker_next(uint64_t pos) { return (pos + 511) / 512 * 512; }
+static inline uint64_t iw_marker_next(uint64_t pos)
+{
+	return (pos + IW_MPA_MARKER_INTERVAL - 1) / IW_MPA_MARKER_INTERVAL * IW_MPA_MARKER_INTERVAL;
+}
 
 /* Number of markers in the wire image of an FPDU that starts at stream offset start and has
  * body octets (length field + ULPDU + pad + CRC, markers excluded). A marker exactly at
@@ -35,13 +41,17 @@ static inline size_t iw_fpdu_wire_len(uint64_t start, size_t body)
 	return body + 4 * iw_markers_in_fpdu(start, body);
 }
 
+/* Where the markers of such an FPDU fall, as offsets into its body (the octet of the body
+ * that follows each marker): at most cap of them into at[], the count returned (it may exceed
+ * cap). *ends_on_boundary says whether the FPDU's last octet ends just before a marker
+ * position, so that the next FPDU starts with one. */
+size_t iw_markers_offsets(uint64_t start, size_t body, size_t *at, size_t cap, bool *ends_on_boundary);
+
 /* Encodes a marker: RESERVED then FPDUPTR, both big-endian. */
 static inline void iw_marker_put(uint8_t out[4], uint16_t reserved, uint16_t fpduptr)
 {
-	out[0] = (uint8_t)(reserved >> 8);
-	out[1] = (uint8_t)reserved;
-	out[2] = (uint8_t)(fpduptr >> 8);
-	out[3] = (uint8_t)fpduptr;
+	iw_put_be16(out, reserved);
+	iw_put_be16(out + 2, fpduptr);
 }
 
 #endif

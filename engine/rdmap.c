@@ -8,6 +8,7 @@
  * definitions, 4.4 Read Request header, 4.8 Terminate header); the RFC text was not available.
  */
 #include "rdmap.h"
+#include "iw_octets.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -41,39 +42,15 @@ const iw_rdmap_opinfo *iw_rdmap_op(unsigned opcode)
 	return &ops[opcode <= 0x0F ? opcode : 0x0F];
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-
 /* ---- RDMA Read Request ---- */
 
 void iw_read_req_encode(const iw_read_req *r, uint8_t out[IW_RDMAP_READ_REQ_LEN])
 {
-	put32(out, r->sink_stag);
-	put64(out + 4, r->sink_to);
-	put32(out + 12, r->size);
-	put32(out + 16, r->src_stag);
-	put64(out + 20, r->src_to);
+	iw_put_be32(out, r->sink_stag);
+	iw_put_be64(out + 4, r->sink_to);
+	iw_put_be32(out + 12, r->size);
+	iw_put_be32(out + 16, r->src_stag);
+	iw_put_be64(out + 20, r->src_to);
 }
 
 int iw_read_req_decode(const uint8_t *buf, size_t len, iw_read_req *r, iw_err *e)
@@ -82,11 +59,11 @@ int iw_read_req_decode(const uint8_t *buf, size_t len, iw_read_req *r, iw_err *e
 	if (len < IW_RDMAP_READ_REQ_LEN)
 		return iw_errf(e, IW_ETRUNC, "RDMA Read Request body of %zu octets, %d needed (%s)", len,
 			       IW_RDMAP_READ_REQ_LEN, "RFC5040-4.4");
-	r->sink_stag = get32(buf);
-	r->sink_to = get64(buf + 4);
-	r->size = get32(buf + 12);
-	r->src_stag = get32(buf + 16);
-	r->src_to = get64(buf + 20);
+	r->sink_stag = iw_get_be32(buf);
+	r->sink_to = iw_get_be64(buf + 4);
+	r->size = iw_get_be32(buf + 12);
+	r->src_stag = iw_get_be32(buf + 16);
+	r->src_to = iw_get_be64(buf + 20);
 	return IW_OK;
 }
 
@@ -114,8 +91,7 @@ int iw_terminate_encode(const iw_terminate *t, uint8_t *out, size_t cap, size_t 
 	if (cap < n)
 		return iw_errf(e, IW_ENOSPC, "Terminate body needs %zu octets, the buffer has %zu", n, cap);
 
-	out[0] = (uint8_t)(t->layer << 4 | t->etype);
-	out[1] = t->ecode;
+	iw_term_ctrl_set(out, t->layer, t->etype, t->ecode);
 	out[2] = (uint8_t)((t->m ? IW_RDMAP_TERM_M : 0) | (t->d ? IW_RDMAP_TERM_D : 0) |
 			   (t->r ? IW_RDMAP_TERM_R : 0));
 	out[3] = 0;
@@ -141,9 +117,9 @@ int iw_terminate_decode(const uint8_t *buf, size_t len, iw_terminate *t, iw_err 
 	if (len < IW_RDMAP_TERM_CTRL_LEN)
 		return iw_errf(e, IW_ETRUNC, "Terminate body of %zu octets is shorter than its %d-octet control "
 			       "word (RFC5040-4.8)", len, IW_RDMAP_TERM_CTRL_LEN);
-	t->layer = buf[0] >> 4;
-	t->etype = buf[0] & 0x0F;
-	t->ecode = buf[1];
+	t->layer = (uint8_t)iw_term_ctrl_layer(buf);
+	t->etype = (uint8_t)iw_term_ctrl_etype(buf);
+	t->ecode = (uint8_t)iw_term_ctrl_ecode(buf);
 	t->m = (buf[2] & IW_RDMAP_TERM_M) != 0;
 	t->d = (buf[2] & IW_RDMAP_TERM_D) != 0;
 	t->r = (buf[2] & IW_RDMAP_TERM_R) != 0;

@@ -42,6 +42,12 @@ static inline uint8_t iw_rdmap_ctrl(unsigned rv, unsigned opcode)
 static inline unsigned iw_rdmap_ctrl_rv(uint8_t ctrl) { return ctrl >> 6; }
 static inline unsigned iw_rdmap_ctrl_opcode(uint8_t ctrl) { return ctrl & 0x0Fu; }
 
+/* The RDMAP opcode of a ULPDU in octets (its DDP header's RsvdULP[0]). */
+static inline unsigned iw_rdmap_octets_opcode(const uint8_t *ulpdu)
+{
+	return iw_rdmap_ctrl_opcode(ulpdu[IW_DDP_OFF_RSVDULP]);
+}
+
 /* RsvdULP octets 1-4 of an untagged header as one word (RFC 5040 §4.2): the Invalidate STag
  * of a Send with Invalidate, a reserved word sent as zero in every other untagged message. */
 static inline uint32_t iw_rdmap_rsvd_word(const iw_ddp_hdr *h)
@@ -75,6 +81,19 @@ typedef struct iw_terminate {
 	uint8_t rdma_hdr[IW_RDMAP_READ_REQ_LEN];
 	bool has_rdma_hdr;      /* when r */
 } iw_terminate;
+
+/* The Terminate control word in octets, the first 4 of the body (RFC 5040 §4.8):
+ * Layer (4 bits) | EType (4) | ECode (8) | M D R | 13 reserved bits. For code that reads or
+ * rewrites the error a Terminate reports without decoding the rest. */
+#define IW_TERM_OFF_CTRL IW_DDP_UNTAGGED_HDR_LEN   /* from the start of the ULPDU */
+static inline unsigned iw_term_ctrl_layer(const uint8_t cw[4]) { return cw[0] >> 4; }
+static inline unsigned iw_term_ctrl_etype(const uint8_t cw[4]) { return cw[0] & 0x0Fu; }
+static inline unsigned iw_term_ctrl_ecode(const uint8_t cw[4]) { return cw[1]; }
+static inline void iw_term_ctrl_set(uint8_t cw[4], unsigned layer, unsigned etype, unsigned ecode)
+{
+	cw[0] = (uint8_t)((layer & 0x0Fu) << 4 | (etype & 0x0Fu));
+	cw[1] = (uint8_t)ecode;
+}
 
 /* Encodes the Terminate body (after the 18-octet DDP header). The flags come from m, d and r;
  * d attaches ddp_seg_len and ddp_hdr, r attaches rdma_hdr. IW_EINVAL when layer or etype

@@ -1,7 +1,7 @@
 /*
  * fuzz_harness_rx.c - the harness's handling of octets a DUT sends.
  *
- * The runner's receive logic (run/exec_case.c) reads from a socket and is not callable in
+ * The runner's receive logic (run/exec_receive.c) reads from a socket and is not callable in
  * process, so this target runs the same decoding path over the same engine calls, in the same
  * order: a startup frame (iw_mpa_frame_decode, retried while IW_ETRUNC, then
  * iw_mpa_frame_check and the field comparisons), full operation set up from the frames as

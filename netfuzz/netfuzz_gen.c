@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "iw_octets.h"
 #include "iw_proto.h"
 #include "netfuzz.h"
 
@@ -513,8 +514,7 @@ static void gen_raw(gen *g)
 		uint8_t b[40];
 		size_t n = 1 + nf_rng_below(r, 20);
 		uint16_t ul = (uint16_t)(18 + nf_rng_below(r, 64));
-		b[0] = (uint8_t)(ul >> 8);
-		b[1] = (uint8_t)ul;
+		iw_put_be16(b, ul);
 		b[2] = (uint8_t)(g->d->profile->ddp_version | (nf_rng_pct(r, 50) ? IW_DDP_L : 0));
 		b[3] = iw_rdmap_ctrl(g->d->profile->rdmap_version, IW_OP_SEND);
 		for (size_t i = 4; i < sizeof b; i++)

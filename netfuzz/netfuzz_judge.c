@@ -15,6 +15,7 @@
  *  - the reflector may greet (one 16-octet Send first, docs/reflector.md) once it may speak.
  */
 #include "netfuzz_judge.h"
+#include "reflector_greeting.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -525,11 +526,11 @@ void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
 	while (first < nd && !is_send(d->dut.m[first].opcode))
 		first++;
 	if (o->dut->greeting && o->released && first < nd && d->dut.m[first].opcode == IW_OP_SEND &&
-	    d->dut.m[first].len == 16) {
+	    iw_greeting_len_ok(d->dut.m[first].len)) {
 		bool expected_first = false;
 		for (size_t j = 0; j < d->exp.n; j++)
 			if (is_send(d->exp.m[j].opcode)) {
-				expected_first = d->exp.m[j].len == 16 &&
+				expected_first = iw_greeting_len_ok(d->exp.m[j].len) &&
 						 !memcmp(d->exp.data + d->exp.m[j].off, d->dut.data + d->dut.m[first].off, 16);
 				break;
 			}

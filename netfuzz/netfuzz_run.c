@@ -24,6 +24,7 @@
 #include "iw_proto.h"
 #include "mpa_frame.h"
 #include "net.h"
+#include "reflector_greeting.h"
 #include "netfuzz_judge.h"
 #include "runner.h"
 
@@ -538,9 +539,11 @@ static void want_greeting(nf_session *s)
 				       prm.crc, &s->dec.dut, &scratch);
 			if (s->dec.dut.n) {
 				const nf_msgrec *m = &s->dec.dut.m[0];
-				if (m->opcode == IW_OP_SEND && m->len == 16) {
+				if (m->opcode == IW_OP_SEND && iw_greeting_len_ok(m->len)) {
 					const uint8_t *g = s->dec.dut.data + m->off;
-					s->c.adv_stag = (uint32_t)g[0] << 24 | (uint32_t)g[1] << 16 | (uint32_t)g[2] << 8 | g[3];
+					uint64_t to;
+					uint32_t len;
+					iw_greeting_parse(g, &s->c.adv_stag, &to, &len);
 					s->c.have_adv = true;
 					iw_err e;
 					(void)iw_conn_register(s->c.model, s->c.adv_stag, 0, s->adv_mem, ADV_LEN,
@@ -1068,7 +1071,7 @@ static int calibrate(nf_session *s, iw_err *e)
 			if (m->opcode == IW_OP_SEND && m->len == sizeof CALIB_TEXT - 1 &&
 			    !memcmp(s->dec.dut.data + m->off, CALIB_TEXT, m->len))
 				s->d.reflector = true;
-			else if (!seen_send && m->opcode == IW_OP_SEND && m->len == 16)
+			else if (!seen_send && m->opcode == IW_OP_SEND && iw_greeting_len_ok(m->len))
 				s->d.greeting = true; /* its first Send: the reflector's greeting */
 			if (m->opcode == IW_OP_SEND)
 				seen_send = true;

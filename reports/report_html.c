@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "atomic_file.h"
+#include "iw_field_span.h"
 #include "report_text.h"
 #include "req_catalog.h"
 
@@ -595,46 +596,16 @@ static bool find_field(const char *s, size_t n, const char *field, size_t *b, si
 	return false;
 }
 
-/* The octets of a field in a wire entry, when its layout is known: startup frames always, an
- * FPDU when no marker sits inside it (the decoded summary says markers=0). */
+/* The octets of a field in a wire entry, when its layout is known (iw_field_span.h): startup
+ * frames always, an FPDU when no marker sits inside it. */
 static bool field_octets(const iw_wire_entry *w, const char *field, size_t *b, size_t *e)
 {
 	if (!field[0] || !w->bytes || !w->nbytes)
 		return false;
-	size_t n = w->nbytes;
-	if (!strcmp(w->what, "request") || !strcmp(w->what, "reply")) {
-		static const struct { const char *f; size_t b, e; } tab[] = {
-			{"key", 0, 16}, {"M", 16, 17}, {"C", 16, 17}, {"R", 16, 17}, {"Res", 16, 17}, {"Rev", 17, 18},
-			{"PD_Length", 18, 20},
-		};
-		for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-			if (!strcasecmp(tab[i].f, field) && tab[i].e <= n) {
-				*b = tab[i].b, *e = tab[i].e;
-				return true;
-			}
-		return false;
-	}
-	if (strcmp(w->what, "fpdu") || !strstr(w->summary, "markers=0") || n < 8)
-		return false;
-	size_t ulpdu = (size_t)w->bytes[0] << 8 | w->bytes[1];
-	size_t pad = (4 - (2 + ulpdu) % 4) % 4;
-	bool tagged = strstr(w->summary, "DDP tagged") != NULL;
-	struct { const char *f; size_t b, e; } tab[] = {
-		{"ULPDU_Length", 0, 2}, {"T", 2, 3}, {"L", 2, 3}, {"DV", 2, 3}, {"Rsvd", 2, 3}, {"RV", 3, 4},
-		{"opcode", 3, 4}, {"RsvdULP", 3, tagged ? 4 : 8}, {"STag", 4, 8}, {"TO", 8, 16}, {"QN", 8, 12},
-		{"MSN", 12, 16}, {"MO", 16, 20}, {"PAD", 2 + ulpdu, 2 + ulpdu + pad}, {"CRC", n - 4, n},
-	};
-	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
-		if (strcasecmp(tab[i].f, field))
-			continue;
-		if ((tagged && (!strcmp(tab[i].f, "QN") || !strcmp(tab[i].f, "MSN") || !strcmp(tab[i].f, "MO"))) ||
-		    (!tagged && (!strcmp(tab[i].f, "STag") || !strcmp(tab[i].f, "TO"))))
-			return false;
-		if (tab[i].b < tab[i].e && tab[i].e <= n) {
-			*b = tab[i].b, *e = tab[i].e;
-			return true;
-		}
-	}
+	if (!strcmp(w->what, "request") || !strcmp(w->what, "reply"))
+		return iw_field_span_frame(w->bytes, w->nbytes, field, b, e);
+	if (!strcmp(w->what, "fpdu"))
+		return iw_field_span_fpdu(w->bytes, w->nbytes, field, b, e);
 	return false;
 }
 

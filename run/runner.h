@@ -3,7 +3,8 @@
  *
  * For each selected case and profile the runner checks the case's needs against the DUT
  * configuration (SKIP with the reason when unmet), executes its steps through the driver
- * (exec_case.c), and turns the first broken expectation into a verdict by the level of the
+ * (exec_case.c and the files exec_int.h lists), and turns the first broken expectation into a
+ * verdict by the level of the
  * requirement it rests on: MUST -> FAIL, SHOULD -> WARN; measured-only cases are INFO; a
  * harness or environment failure is ERROR.
  */

@@ -15,6 +15,7 @@
 #include "mpa_frame.h"
 #include "net.h"
 #include "ref_server.h"
+#include "reflector_greeting.h"
 #include "req_catalog.h"
 
 static bool has(const char *msg, const char *part)
@@ -191,7 +192,7 @@ TEST(drivers_ref_responder_exchange)
 		CHECK_EQ(iw_conn_send(m, IW_OP_SEND, (const uint8_t *)"ping-reflector", 14, &e), IW_OK);
 		/* The reflector's first Send advertises its buffer (docs/reflector.md), then it echoes. */
 		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, echo, sizeof echo));
-		CHECK_EQ(ev.len, IW_REF_GREETING_LEN);
+		CHECK_EQ(ev.len, IW_GREETING_LEN);
 		CHECK_MEM(echo + 12, "\x00\x01\x00\x00", 4); /* 64 KiB */
 		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, echo, sizeof echo));
 		CHECK_EQ(ev.len, 14);
@@ -246,7 +247,7 @@ TEST(drivers_ref_initiator_accept)
 		 * STag 0x1000, TO 0, 64 KiB */
 		uint8_t g[32];
 		CHECK(m && model_until(fd, m, IW_EV_SEND, 1000, &ev, g, sizeof g));
-		CHECK_EQ(ev.len, IW_REF_GREETING_LEN);
+		CHECK_EQ(ev.len, IW_GREETING_LEN);
 		CHECK_EQ(ev.msn, 1);
 		/* STag 0x1000 + 0x100 * (connection % 64), TO 0, 64 KiB (docs/reflector.md) */
 		CHECK(g[0] == 0 && g[1] == 0 && (g[2] & 0xF0) == 0x10 && g[3] == 0);
@@ -372,7 +373,7 @@ TEST(drivers_ref_responder_greeting_waits)
 	if (m) {
 		CHECK_EQ(iw_conn_send(m, IW_OP_SEND, (const uint8_t *)"hi", 2, &e), IW_OK);
 		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, buf, sizeof buf));
-		CHECK_EQ(ev.len, IW_REF_GREETING_LEN);
+		CHECK_EQ(ev.len, IW_GREETING_LEN);
 		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, buf, sizeof buf));
 		CHECK_EQ(ev.len, 2);
 		CHECK_MEM(buf, "hi", 2);

@@ -50,10 +50,7 @@ static void send_op(vbuf *s, unsigned opcode, uint32_t qn, uint32_t inval, size_
 {
 	iw_ddp_hdr h;
 	vb_untagged_hdr(s, &h, opcode, qn, 1, 0, true);
-	h.rsvdulp[1] = (uint8_t)(inval >> 24);
-	h.rsvdulp[2] = (uint8_t)(inval >> 16);
-	h.rsvdulp[3] = (uint8_t)(inval >> 8);
-	h.rsvdulp[4] = (uint8_t)inval;
+	iw_rdmap_set_rsvd_word(&h, inval);
 	vb_seg(s, &h, vec_pattern(len), len, NULL);
 }
 

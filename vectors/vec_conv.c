@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "mpa_frame.h"
 #include "mpa_markers.h"
 #include "mpa_rx.h"
 #include "rdmap.h"
@@ -376,14 +377,14 @@ static size_t piece_len(const dirstate *d, bool markers, const uint8_t *b, size_
 	if (!d->full) {
 		if (n < IW_MPA_FRAME_HDR_LEN)
 			return n;
-		size_t l = IW_MPA_FRAME_HDR_LEN + ((size_t)b[18] << 8 | b[19]);
+		size_t l = iw_mpa_frame_len(b);
 		return l < n ? l : n;
 	}
 	size_t at = markers && iw_marker_at(d->pos) ? IW_MPA_MARKER_LEN : 0;
 	if (n < at + 2)
 		return n;
 	size_t ul = (size_t)b[at] << 8 | b[at + 1];
-	size_t body = 2 + ul + iw_mpa_pad_len(ul) + IW_MPA_CRC_LEN;
+	size_t body = iw_fpdu_layout_of(ul).body_len;
 	size_t wire = markers ? iw_fpdu_wire_len(d->pos, body) : body;
 	return wire < n ? wire : n;
 }
@@ -439,8 +440,8 @@ static void send_piece(conv *cv, int s, uint8_t *b, size_t n)
 	}
 	if (!d->full) {
 		if (n >= IW_MPA_FRAME_HDR_LEN) {
-			cv->frame_m[s] = b[16] & IW_MPA_FLAG_M;
-			cv->frame_c[s] = b[16] & IW_MPA_FLAG_C;
+			cv->frame_m[s] = iw_mpa_frame_flags(b) & IW_MPA_FLAG_M;
+			cv->frame_c[s] = iw_mpa_frame_flags(b) & IW_MPA_FLAG_C;
 		}
 		d->full = true;
 	} else {

@@ -118,8 +118,7 @@ static size_t ulpdu_fields(const dirview *d, const uint8_t *u, size_t ul, char *
 	size_t plen = ul - hl;
 	if (!h.tagged && (op == IW_OP_SEND_INV || op == IW_OP_SEND_SE_INV))
 		n += (size_t)snprintf(b + n, cap - n, " inval=%" PRIx32,
-				      (uint32_t)h.rsvdulp[1] << 24 | (uint32_t)h.rsvdulp[2] << 16 |
-					      (uint32_t)h.rsvdulp[3] << 8 | h.rsvdulp[4]);
+				      iw_rdmap_rsvd_word(&h));
 	iw_read_req rr;
 	if (!h.tagged && op == IW_OP_READ_REQ && iw_read_req_decode(pl, plen, &rr, NULL) == IW_OK)
 		n += (size_t)snprintf(b + n, cap - n,

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ddp_sink.h"
+#include "iw_octets.h"
 #include "mpa_frame.h"
 #include "mpa_rx.h"
 #include "rdmap.h"
@@ -65,11 +66,6 @@ static void judge_free(judge *j)
 		free(j->tmem[i]);
 	json_decref(j->messages);
 	json_decref(j->notes);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* ---- the receiver's resources ---- */
@@ -285,7 +281,7 @@ static void deliver(judge *j, uint32_t qn, const iw_sink_delivery *d, uint64_t o
 	unsigned opcode = iw_rdmap_ctrl_opcode(d->rsvdulp[0]);
 	if (qn == IW_QN_SEND) {
 		if (opcode == IW_OP_SEND_INV || opcode == IW_OP_SEND_SE_INV) {
-			uint32_t stag = be32(d->rsvdulp + 1);
+			uint32_t stag = iw_get_be32(d->rsvdulp + 1);
 			if (iw_sink_invalidate(&j->sink, stag, NULL) != IW_OK) {
 				fail(j, REQ_RDMAP_INVAL, IW_LAYER_RDMAP, IW_RDMAP_ET_PROTECTION, IW_RDMAP_EC_CANNOT_INVALIDATE,
 				     off);
@@ -295,7 +291,7 @@ static void deliver(judge *j, uint32_t qn, const iw_sink_delivery *d, uint64_t o
 		json_t *msg = json_pack("{s:s, s:i, s:i, s:I, s:I}", "message", iw_rdmap_op(opcode)->name, "opcode",
 					opcode, "qn", 0, "msn", (json_int_t)d->msn, "length", (json_int_t)d->len);
 		if (opcode == IW_OP_SEND_INV || opcode == IW_OP_SEND_SE_INV)
-			json_object_set_new(msg, "invalidate_stag", hexs(be32(d->rsvdulp + 1)));
+			json_object_set_new(msg, "invalidate_stag", hexs(iw_get_be32(d->rsvdulp + 1)));
 		json_array_append_new(j->messages, msg);
 		repost(j, qn, d);
 		return;

@@ -1,0 +1,241 @@
+/*
+ * exec_frames.c - startup frames: building and sending the harness's Request or Reply, judging
+ * the DUT's, and entering full operation once both are valid.
+ */
+#include "exec_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *ex_kind_name(enum iw_mpa_kind k) { return k == IW_MPA_REPLY ? "Reply" : "Request"; }
+
+static void frame_summary(const iw_mpa_frame *f, char *buf, size_t cap)
+{
+	const char *key = !memcmp(f->key, iw_mpa_key(IW_MPA_REQUEST), 16) ? "Req"
+			  : !memcmp(f->key, iw_mpa_key(IW_MPA_REPLY), 16) ? "Rep"
+									  : "other";
+	int n = snprintf(buf, cap, "key=%s M=%d C=%d R=%d Res=0x%02x Rev=%u PD_Length=%u", key, f->m, f->c, f->r,
+			 f->res, f->rev, f->pd_length);
+	if (f->has_irdord && n > 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, " IRD=%u ORD=%u A=%d B=%d C=%d D=%d", f->ird, f->ord, f->p2p,
+			 f->rtr_send, f->rtr_write, f->rtr_read);
+}
+
+static bool build_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind, iw_mpa_frame *f, uint8_t **pd_owned)
+{
+	iw_mpa_frame_init(f, x->p, kind);
+	*pd_owned = NULL;
+	const iw_arg *a;
+	if ((a = iw_step_arg(s, "key"))) {
+		if (a->nbytes != IW_MPA_KEY_LEN)
+			return ex_herror(x, "line %d: key must be 16 octets, got %zu", s->line, a->nbytes);
+		memcpy(f->key, a->bytes, IW_MPA_KEY_LEN);
+	}
+	if ((a = iw_step_arg(s, "key_octet"))) {
+		if (a->i < 0 || a->i >= IW_MPA_KEY_LEN)
+			return ex_herror(x, "line %d: key_octet %lld is not 0..15", s->line, (long long)a->i);
+		f->key[a->i] ^= (uint8_t)ex_arg_i(s, "key_xor", 0x01);
+	}
+	f->m = ex_arg_i(s, "m", f->m);
+	f->c = ex_arg_i(s, "c", f->c);
+	f->r = ex_arg_i(s, "r", f->r);
+	f->res = (uint8_t)ex_arg_i(s, "res", f->res);
+	f->enhanced = ex_arg_i(s, "enhanced", f->enhanced);
+	f->rev = (uint8_t)ex_arg_i(s, "rev", f->rev);
+	f->has_irdord = ex_arg_i(s, "irdord", f->has_irdord);
+	f->ird = (uint16_t)ex_arg_i(s, "ird", f->ird);
+	f->ord = (uint16_t)ex_arg_i(s, "ord", f->ord);
+	f->p2p = ex_arg_i(s, "p2p", f->p2p);
+	const iw_arg *rtr = iw_step_arg(s, "rtr");
+	if (rtr && rtr->s) {
+		f->rtr_send = !strcmp(rtr->s, "send");
+		f->rtr_write = !strcmp(rtr->s, "write");
+		f->rtr_read = !strcmp(rtr->s, "read");
+	}
+	if ((a = iw_step_arg(s, "pd"))) {
+		f->pd = a->bytes;
+		f->pd_len = a->nbytes;
+	} else if ((a = iw_step_arg(s, "pd_size"))) {
+		if (a->i < 0 || a->i > 1 << 20)
+			return ex_herror(x, "line %d: pd_size %lld out of range", s->line, (long long)a->i);
+		uint8_t *pd = malloc((size_t)a->i + 1);
+		if (!pd)
+			return ex_herror(x, "out of memory");
+		for (int64_t i = 0; i < a->i; i++)
+			pd[i] = (uint8_t)('a' + i % 26);
+		f->pd = pd;
+		f->pd_len = (size_t)a->i;
+		*pd_owned = pd;
+	}
+	if ((a = iw_step_arg(s, "pd_length"))) {
+		f->pd_length_auto = false;
+		f->pd_length = (uint16_t)a->i;
+	}
+	return true;
+}
+
+bool ex_act_send_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
+{
+	iw_mpa_frame f;
+	uint8_t *pd_owned;
+	if (!build_frame(x, s, kind, &f, &pd_owned))
+		return false;
+	size_t cap = iw_mpa_frame_size(&f), len = 0;
+	uint8_t *buf = malloc(cap + 1);
+	iw_err e;
+	bool ok = buf && iw_mpa_frame_encode(&f, buf, cap, &len, &e) == IW_OK;
+	if (!ok) {
+		free(buf);
+		free(pd_owned);
+		return ex_herror(x, "line %d: cannot encode the %s: %s", s->line, ex_kind_name(kind), buf ? e.msg : "no memory");
+	}
+	/* The summary names what went out: an automatic PD_Length is only known once encoded. */
+	if (f.pd_length_auto)
+		f.pd_length = iw_mpa_frame_pd_length(buf);
+	if (kind == IW_MPA_REQUEST && x->o->dut.pd_limit && f.pd_length > x->o->dut.pd_limit &&
+	    f.pd_length > x->pd_over_limit)
+		x->pd_over_limit = f.pd_length;
+	char sum[200];
+	frame_summary(&f, sum, sizeof sum);
+	iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), kind == IW_MPA_REPLY ? "reply" : "request", buf, len,
+		       "%s %s (%zu octets)", ex_kind_name(kind), sum, len);
+	/* Remember what we declared; the decoded copy keeps pointers valid past this call. */
+	x->h->sent_frame = f;
+	x->h->sent_frame.pd = NULL;
+	x->h->sent_frame_valid = true;
+	ex_model_feed(x, buf, len);
+	ok = ex_send_cut(x, buf, len);
+	free(buf);
+	free(pd_owned);
+	return ok;
+}
+
+/* Sets up FPDU framing both ways from the frames exchanged (MPA-6.1.1-M1/M2, C1/C2). */
+void ex_enter_full_operation(ctx *x)
+{
+	bool m_to_dut = false, m_from_dut = false, crc = true;
+	if (x->p->startup_frames) {
+		m_to_dut = x->h->got_frame_valid && x->h->got_frame.m;
+		m_from_dut = x->h->sent_frame_valid && x->h->sent_frame.m;
+		crc = (x->h->sent_frame_valid && x->h->sent_frame.c) || (x->h->got_frame_valid && x->h->got_frame.c);
+	} else {
+		m_to_dut = m_from_dut = true;
+	}
+	iw_mpa_tx_init(&x->h->tx, x->p, m_to_dut, crc);
+	iw_mpa_rx_init(x->h->rx, x->p, m_from_dut, crc);
+	x->h->rx_ready = true;
+	x->h->fullop_in_off = x->h->in_cur;
+	x->h->fullop_in_valid = true;
+	x->h->full_op = true;
+	ex_note(x, "full operation: markers to DUT %s, from DUT %s, CRC %s", m_to_dut ? "on" : "off",
+	     m_from_dut ? "on" : "off", crc ? "on" : "off");
+	/* The built-in DUT is told to ask for markers; any other DUT must be set up to. */
+	if ((x->c->needs & IW_CAP_MARKERS) && x->p->startup_frames && x->h->got_frame_valid && !m_to_dut)
+		ex_herror(x, "the case needs a DUT that asks for markers, but its frame has M=0 although its configuration "
+			  "says markers = yes: set the DUT up to send M=1, or declare markers = no (such cases are "
+			  "then skipped)");
+}
+
+bool ex_pattern_ok(const iw_step *s, const char *name, int64_t seen, char *why, size_t cap)
+{
+	const iw_arg *a = iw_step_arg(s, name);
+	if (!a || a->is_pattern_any)
+		return true;
+	if (a->i == seen)
+		return true;
+	snprintf(why, cap, "%s=%lld expected, %lld seen", name, (long long)a->i, (long long)seen);
+	return false;
+}
+
+/* The frame checks are written for the receiver; a frame the DUT sent breaks the sender's rule. */
+static const char *sender_req(const char *receiver_req, enum iw_mpa_kind kind)
+{
+	if (!strcmp(receiver_req, "MPA-6.1.1-07"))
+		return "MPA-6.1.1-06";
+	if (!strcmp(receiver_req, "MPA-6.1-R5") || !strcmp(receiver_req, "MPA-6.1-R8a"))
+		return kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01";
+	if (!strcmp(receiver_req, "MPA-6.1-R9a"))
+		return "MPA-6.1.1-08";
+	return receiver_req;
+}
+
+/* Consumes one startup frame of the DUT and judges it. */
+bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
+{
+	int64_t deadline = ex_within_deadline(x, s);
+	iw_mpa_frame f;
+	size_t need = IW_MPA_FRAME_HDR_LEN, flen = 0;
+	iw_err e;
+	int rc;
+	for (;;) {
+		ex_pump(x, need, deadline);
+		rc = iw_mpa_frame_decode(x->p, x->h->in + x->h->in_cur, ex_avail(x), &f, &flen, &e);
+		if (rc != IW_ETRUNC)
+			break;
+		if (ex_avail(x) >= flen || x->h->fin || x->h->rst || ex_now_us() >= deadline)
+			break;
+		need = flen;
+	}
+	const char *req = kind == IW_MPA_REPLY ? "MPA-6.1-R2f" : "MPA-6.1-R1a";
+	if (rc == IW_ETRUNC) {
+		size_t got = ex_avail(x);
+		if (got)
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, got,
+				       "%zu octets of an incomplete %s", got, ex_kind_name(kind));
+		if (got >= IW_MPA_FRAME_HDR_LEN)
+			return ex_fail(x, "MPA-6.1.1-08", "the DUT's %s announces PD_Length %u but only %zu octets of private "
+				    "data arrived before %s", ex_kind_name(kind), f.pd_length, got - IW_MPA_FRAME_HDR_LEN,
+				    x->h->rst ? "a reset" : x->h->fin ? "its FIN" : "the wait ended");
+		return ex_fail(x, req, "expected a %s frame; %s after %zu of %zu octets", ex_kind_name(kind),
+			    x->h->rst ? "the DUT reset the connection" : x->h->fin ? "the DUT closed (FIN)" : "nothing more arrived",
+			    got, flen);
+	}
+	if (rc != IW_OK)
+		return ex_fail(x, req, "expected a %s frame; cannot decode: %s", ex_kind_name(kind), e.msg);
+	char sum[200];
+	frame_summary(&f, sum, sizeof sum);
+	iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), kind == IW_MPA_REPLY ? "reply" : "request",
+		       x->h->in + x->h->in_cur, flen, "%s %s (%zu octets)", ex_kind_name(kind), sum, flen);
+	x->h->got_frame = f;
+	x->h->got_frame.pd = NULL;
+	x->h->got_frame_valid = true;
+	x->h->in_cur += flen;
+	/* The frame must be one a conforming peer sends (MPA-6.1.1-*). */
+	iw_violation vs[16];
+	iw_viol_list l = {.v = vs, .cap = 16};
+	iw_mpa_frame_check(x->p, &f, kind, &l);
+	if (l.n)
+		return ex_fail(x, sender_req(vs[0].req, kind), "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
+			    ex_kind_name(kind), kind == IW_MPA_REPLY ? "responder" : "initiator", vs[0].detail, sum);
+	char why[128];
+	const iw_arg *k = iw_step_arg(s, "key");
+	if (k && !k->is_pattern_any) {
+		const uint8_t *want = k->type == IW_ARG_WORD ? iw_mpa_key(strcmp(k->s, "reply") ? IW_MPA_REQUEST : IW_MPA_REPLY)
+							     : k->bytes;
+		if ((k->type != IW_ARG_WORD && k->nbytes != IW_MPA_KEY_LEN) || memcmp(f.key, want, IW_MPA_KEY_LEN))
+			return ex_fail(x, kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01",
+				    "the %s key differs from the expected one (seen: %s)", ex_kind_name(kind), sum);
+	}
+	static const struct { const char *name; const char *req; } fields[] = {
+		{"m", "MPA-6.1.1-M1"}, {"c", "MPA-5.2-03"}, {"r", "MPA-6.1.1-R1"}, {"res", "MPA-6.1.1-05"},
+		{"enhanced", "MPA-6.1.1-05"}, {"rev", "MPA-6.1.1-06"}, {"pd_length", "MPA-6.1.1-08"},
+		{"ird", "MPA-6.1.1-08"}, {"ord", "MPA-6.1.1-08"}, {"p2p", "MPA-6.1.1-08"},
+	};
+	int64_t vals[] = {f.m, f.c, f.r, f.res, f.enhanced, f.rev, f.pd_length, f.ird, f.ord, f.p2p};
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+		if (!ex_pattern_ok(s, fields[i].name, vals[i], why, sizeof why))
+			return ex_fail(x, fields[i].req, "%s: %s (seen: %s)", ex_kind_name(kind), why, sum);
+	const iw_arg *pd = iw_step_arg(s, "pd");
+	if (pd && !pd->is_pattern_any && (pd->nbytes != f.pd_len || memcmp(pd->bytes, f.pd, f.pd_len)))
+		return ex_fail(x, "MPA-6.1-R9c", "%s private data differs from the expected %zu octets (seen %zu octets)",
+			    ex_kind_name(kind), pd->nbytes, f.pd_len);
+	/* A DUT that chose other M or C bits than the model's own frame: the model follows it,
+	 * so it frames what the harness sends next the way the DUT reads it. */
+	if ((f.m != x->h->model_m || f.c != x->h->model_c) && !x->h->pre_lost)
+		ex_model_make(x, x->h, f.m, f.c);
+	if (x->h->sent_frame_valid || !x->p->startup_frames || kind == IW_MPA_REPLY)
+		if (!f.r)
+			ex_enter_full_operation(x);
+	return true;
+}

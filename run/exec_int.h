@@ -1,0 +1,221 @@
+/*
+ * exec_int.h - the executor's internals, shared by its files (not a public header: the runner
+ * calls iw_exec_case in runner.h). A case runs step by step in a ctx; each of its TCP
+ * connections is an hconn. The files, in the order a case uses them:
+ *
+ *   exec_case.c     the context, note/fail/herror (the verdict), the step loop
+ *   exec_io.c       connections, receiving, resegmented sending, feeding the model
+ *   exec_startup.c  `startup` and `expect alive`
+ *   exec_frames.c   startup frames sent and judged
+ *   exec_send.c     the harness's FPDUs
+ *   exec_receive.c  the DUT's FPDUs and messages judged; close and silence
+ *   exec_model.c    `expect as-model`, `one-of`, `measure`
+ */
+#ifndef IW_EXEC_INT_H
+#define IW_EXEC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddp.h"
+#include "iw_conn.h"
+#include "mpa_fpdu.h"
+#include "mpa_frame.h"
+#include "mpa_rx.h"
+#include "rdmap.h"
+#include "runner.h"
+
+#define RX_LIMIT (4u << 20)         /* octets kept from the DUT in one connection */
+#define DEFAULT_WITHIN_MS 5000
+#define PRE_LIMIT (1u << 17)        /* octets sent before full operation kept to rebuild the model */
+#define STARTUP_PAYLOAD "iwspec startup"
+
+typedef struct split_cfg {
+	size_t nat;
+	int64_t at[16];
+	size_t every;
+	int64_t delay_ms;
+} split_cfg;
+
+/* A model event of full operation, with its own copy of the data (the model's pointers last only
+ * until its next input, and the harness feeds it FPDU by FPDU). */
+typedef struct model_ev {
+	enum iw_conn_ev_kind kind;
+	iw_violation viol;
+	iw_read_req rreq;
+	uint8_t *data;
+	size_t len;
+} model_ev;
+
+/* One TCP connection of the case, with its own startup state and framing both ways. */
+typedef struct hconn {
+	int fd, no;
+	uint8_t *in;                /* octets from the DUT, RX_LIMIT at most */
+	size_t in_len, in_cur;
+	bool fin, rst;
+	/* startup and negotiation */
+	bool sent_frame_valid, got_frame_valid;
+	iw_mpa_frame sent_frame, got_frame;
+	bool full_op;
+	iw_mpa_tx tx;
+	iw_mpa_rx *rx;
+	bool rx_ready;
+	uint32_t msn[4];
+	size_t fullop_in_off;       /* where full operation began in `in` (for diagnosis) */
+	bool fullop_in_valid;
+	bool sent_fpdu;             /* the harness has sent an FPDU on this connection */
+	/* the reflector's advertised tagged buffer (its greeting), defaults for write/read */
+	bool have_adv;
+	uint32_t adv_stag;
+	uint64_t adv_to;
+	uint32_t adv_len;
+	uint8_t *adv_mem;           /* the model's copy of that buffer */
+	/* the model of a conforming DUT, fed what the harness sends on this connection */
+	iw_conn *model;
+	bool model_m, model_c;      /* the M and C bits the model's own frame has */
+	bool model_full;            /* the model reached full operation (then as-model judges FPDUs) */
+	model_ev *mev;              /* its full-operation events not yet judged */
+	size_t nmev, capmev;
+	uint8_t *pre;               /* what was sent before full operation, to rebuild the model */
+	size_t pre_len;
+	bool pre_lost;
+	/* coalesce: the harness's octets wait here until the next wait for the DUT */
+	uint8_t *pend;
+	size_t pend_len, pend_cap;
+	/* data source checks of the DUT's messages */
+	uint32_t dut_msn[3];        /* next MSN expected per QN (DDP-6.3-08/09) */
+	uint32_t mss;               /* TCP_MAXSEG of the socket: the EMSS for the MULPDU bound */
+	bool mss_advertised;        /* the case chose the MSS (mss=): the DUT's ULPDUs are held to it */
+	size_t dut_markers;         /* markers seen and checked in the DUT's FPDUs */
+	/* the harness's last segment and Read Request, for the Terminate's attached headers */
+	uint8_t last_hdr[IW_DDP_UNTAGGED_HDR_LEN];
+	size_t last_hdr_len, last_ulpdu_len;
+	uint8_t last_rr[IW_RDMAP_READ_REQ_LEN];
+	bool have_last_rr;
+} hconn;
+
+#define MAX_CONNS 4
+
+typedef struct ctx {
+	const iw_case *c;
+	const iw_profile *p;
+	const iw_run_opts *o;
+	iw_driver *drv;
+	iw_case_result *r;
+	int dut_role;
+	int64_t t0_us, deadline_us;
+	uint64_t rng;
+	/* the case's connections; h is the current one */
+	hconn conns[MAX_CONNS];
+	int nconns;
+	hconn *h;
+	split_cfg split;
+	/* what the DUT was asked for this case (iw_driver_instruct) */
+	bool instr_markers, instr_crc_off;
+	bool uses_startup;
+	bool in_as_model;           /* as-model's own expectations leave the model's events alone */
+	/* verdict */
+	bool failed;
+	bool harness_error;
+	uint32_t pd_over_limit;     /* a Request's PD_Length above the DUT's declared private_data_limit */
+	char fail_req[32];
+} ctx;
+
+#define MSG_MAX (16u << 20)
+
+/* One DDP message of the DUT, reassembled from its segments, each segment checked against the
+ * data source rules: DV and reserved bits (DDP-6.1-08/09), ULPDU size (MPA-3.2-04), MO or TO
+ * progression (DDP-7.2-05/07), constant QN/MSN/STag and RsvdULP (DDP-6.3-04/07/11, DDP-6.2-04/08),
+ * L only on the last segment (DDP-6.1-03/04). */
+typedef struct dut_msg {
+	iw_ddp_hdr first;
+	unsigned rv, opcode;
+	uint8_t *data;
+	size_t len;
+	size_t nseg;
+	bool first_marker;          /* its first FPDU begins with a marker (FPDUPTR 0) */
+	uint64_t first_start;       /* stream offset of its first FPDU */
+	size_t markers;             /* markers inside its FPDUs, each FPDUPTR checked */
+	uint16_t max_ulpdu;
+} dut_msg;
+
+/* The message words of `send <msg>` and `expect <msg>`, with the opcode and queue each means. */
+typedef struct ex_msg_type {
+	const char *word;
+	unsigned opcode;
+	bool tagged;
+	int qn;
+} ex_msg_type;
+extern const ex_msg_type ex_msg_types[];
+extern const size_t ex_nmsg_types;
+
+/* exec_case.c. The time since the case began; a note in the wire log; the verdict: ex_fail
+ * records the first broken expectation with the requirement it rests on (NULL: the case's
+ * own), ex_herror a harness or environment failure (ERROR); both return false so a step can
+ * `return ex_fail(...)`. ex_arg_i reads a step's integer argument; ex_within_deadline is the
+ * step's `within` bounded by the case's timeout. */
+int64_t ex_now_us(void);
+uint64_t ex_rng_next(ctx *x);
+int64_t ex_tcase(ctx *x);
+void ex_note(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool ex_fail(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool ex_herror(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int64_t ex_arg_i(const iw_step *s, const char *name, int64_t def);
+int64_t ex_within_deadline(ctx *x, const iw_step *s);
+bool ex_run_expect(ctx *x, const iw_step *s);
+
+/* exec_io.c. ex_pump reads from the DUT until `want` octets wait unread past the cursor, the
+ * deadline passes, or the DUT closes; ex_send_cut sends as --resegment cuts it (coalesced
+ * octets wait in the connection until ex_flush_pending); ex_model_feed gives the model what
+ * was sent. Connections open with ex_open_conn (the next one) or ex_open_into (a given slot). */
+void ex_hconn_close(hconn *h);
+void ex_hconn_free(hconn *h);
+void ex_pump(ctx *x, size_t want, int64_t deadline);
+size_t ex_avail(const ctx *x);
+void ex_sleep_ms(int64_t ms);
+bool ex_flush_pending(ctx *x);
+bool ex_send_cut(ctx *x, const uint8_t *b, size_t n);
+void ex_model_feed(ctx *x, const uint8_t *b, size_t n);
+void ex_model_make(ctx *x, hconn *h, bool m, bool c);
+void ex_model_discard(ctx *x);
+bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss);
+bool ex_open_conn(ctx *x, int64_t timeout_ms, int mss);
+
+/* exec_frames.c. The harness's Request or Reply (`send request|reply`), the DUT's judged
+ * (`expect request|reply`), and the switch to full operation once both frames are valid. */
+const char *ex_kind_name(enum iw_mpa_kind k);
+bool ex_act_send_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind);
+void ex_enter_full_operation(ctx *x);
+bool ex_pattern_ok(const iw_step *s, const char *name, int64_t seen, char *why, size_t cap);
+bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind);
+
+/* exec_send.c. `send <msg>` and `send raw`; the payload octet pattern an echo is checked
+ * against; a Terminate layer argument as a number (-1 absent, -2 unknown word). */
+int ex_layer_value(const iw_arg *a);
+uint8_t ex_payload_octet(const iw_step *s, size_t i);
+bool ex_act_send_fpdu(ctx *x, const iw_step *s);
+bool ex_act_send_raw(ctx *x, const iw_step *s);
+
+/* exec_receive.c. The DUT's next message, reassembled from FPDUs each judged as a data
+ * source's; `expect <msg>`, `expect terminate`, `expect close`, `expect silence`. */
+bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw_fpdu *fp);
+bool ex_exp_message(ctx *x, const iw_step *s, bool terminate);
+bool ex_exp_close(ctx *x, const iw_step *s);
+bool ex_exp_silence(ctx *x, const iw_step *s);
+
+/* exec_startup.c. `startup` as the steps a case would write (ex_st_* build them), the M and C
+ * bits the run asks for, and `expect alive`. */
+void ex_st_init(iw_step *st, enum iw_step_kind k, const char *word, int line);
+void ex_st_int(iw_step *st, const char *name, int64_t v, enum iw_arg_type type);
+bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line);
+int ex_startup_m(const ctx *x, const iw_step *s);
+int ex_startup_c(const ctx *x, const iw_step *s);
+bool ex_exp_alive(ctx *x, const iw_step *s);
+
+/* exec_model.c. `expect as-model`, `expect one-of`, `expect measure`. */
+bool ex_exp_as_model(ctx *x, const iw_step *s);
+bool ex_exp_one_of(ctx *x, const iw_step *s);
+bool ex_exp_measure(ctx *x, const iw_step *s);
+
+#endif

@@ -1,0 +1,365 @@
+/*
+ * exec_io.c - the case's TCP connections: opening them, reading the DUT's octets into the
+ * bounded receive buffer, sending the harness's octets cut as the run's --resegment says, and
+ * feeding the model of a conforming DUT what was sent.
+ */
+#include "exec_int.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "interrupt.h"
+
+static void hconn_reset(hconn *h)
+{
+	h->in_len = h->in_cur = 0;
+	h->fin = h->rst = false;
+	h->sent_frame_valid = h->got_frame_valid = false;
+	h->full_op = false;
+	h->rx_ready = false;
+	h->have_adv = false;
+	h->fullop_in_valid = false;
+	h->sent_fpdu = false;
+	for (int i = 0; i < 4; i++)
+		h->msn[i] = 1; /* the first MSN on every queue is 1 (DDP-6.3-09) */
+	for (int i = 0; i < 3; i++)
+		h->dut_msn[i] = 1;
+	h->pre_len = 0;
+	h->pre_lost = false;
+	h->pend_len = 0;
+	h->mss = 0;
+	h->dut_markers = 0;
+	h->last_hdr_len = h->last_ulpdu_len = 0;
+	h->have_last_rr = false;
+}
+
+void ex_hconn_close(hconn *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+}
+
+void ex_hconn_free(hconn *h)
+{
+	ex_hconn_close(h);
+	free(h->in);
+	free(h->rx);
+	free(h->pre);
+	free(h->pend);
+	free(h->adv_mem);
+	h->adv_mem = NULL;
+	for (size_t i = 0; i < h->nmev; i++)
+		free(h->mev[i].data);
+	free(h->mev);
+	h->mev = NULL;
+	h->nmev = h->capmev = 0;
+	iw_conn_free(h->model);
+	h->in = NULL;
+	h->rx = NULL;
+	h->pre = NULL;
+	h->pend = NULL;
+	h->pend_cap = 0;
+	h->model = NULL;
+}
+
+/* Reads what is available until the deadline or until `want` unconsumed octets are there. */
+void ex_pump(ctx *x, size_t want, int64_t deadline)
+{
+	/* Whatever the harness holds back (coalesce) goes out before it waits for the DUT. */
+	ex_flush_pending(x);
+	while (x->h->fd >= 0 && !x->h->fin && !x->h->rst && x->h->in_len - x->h->in_cur < want) {
+		int64_t left = deadline - ex_now_us();
+		if (iw_interrupted()) {
+			x->h->rst = true; /* every wait ends now: the runner marks the case interrupted */
+			return;
+		}
+		if (left <= 0)
+			return;
+		/* At most 100 ms per poll, so SIGINT/SIGTERM ends the case promptly (interrupt.h). */
+		struct pollfd pfd = {.fd = x->h->fd, .events = POLLIN};
+		int rc = poll(&pfd, 1, left > 100000 ? 100 : (int)((left + 999) / 1000));
+		if ((rc < 0 && errno == EINTR) || rc == 0)
+			continue;
+		if (rc < 0)
+			return;
+		if (x->h->in_len == RX_LIMIT) {
+			if (x->h->in_cur == 0)
+				return; /* full of unconsumed octets: the expectation will judge what is there */
+			x->h->fullop_in_valid = false;
+			memmove(x->h->in, x->h->in + x->h->in_cur, x->h->in_len - x->h->in_cur);
+			x->h->in_len -= x->h->in_cur;
+			x->h->in_cur = 0;
+		}
+		ssize_t n = recv(x->h->fd, x->h->in + x->h->in_len, RX_LIMIT - x->h->in_len, 0);
+		if (n > 0) {
+			iw_result_tcp(x->r, IW_TCP_DATA, IW_FROM_DUT, x->h->no, ex_tcase(x), x->h->in + x->h->in_len, (size_t)n);
+			x->h->in_len += (size_t)n;
+		} else if (n == 0) {
+			x->h->fin = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "fin", NULL, 0, "DUT closed its half (FIN)");
+		} else if (errno == ECONNRESET) {
+			x->h->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "rst", NULL, 0, "DUT reset the connection (RST)");
+		} else if (errno != EINTR && errno != EAGAIN) {
+			x->h->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "rst", NULL, 0, "receive failed: %s",
+				       strerror(errno));
+		}
+	}
+}
+
+size_t ex_avail(const ctx *x) { return x->h->in_len - x->h->in_cur; }
+
+static bool send_all(ctx *x, const uint8_t *b, size_t n)
+{
+	int64_t deadline = x->deadline_us;
+	size_t off = 0;
+	while (off < n) {
+		ssize_t w = send(x->h->fd, b + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w > 0) {
+			iw_result_tcp(x->r, IW_TCP_DATA, IW_TO_DUT, x->h->no, ex_tcase(x), b + off, (size_t)w);
+			off += (size_t)w;
+			continue;
+		}
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+			/* The DUT does not read: keep draining what it sends so neither side deadlocks. */
+			int64_t left = deadline - ex_now_us();
+			if (iw_interrupted())
+				return ex_herror(x, "interrupted while sending");
+			if (left <= 0)
+				return ex_fail(x, NULL, "the DUT stopped reading: %zu of %zu octets could not be sent before "
+					    "the case timeout", n - off, n);
+			struct pollfd pfd = {.fd = x->h->fd, .events = POLLOUT};
+			poll(&pfd, 1, left > 100000 ? 100 : (int)(left / 1000) + 1);
+			continue;
+		}
+		ex_note(x, "send failed after %zu of %zu octets: %s (the DUT closed or reset)", off, n, strerror(errno));
+		return true; /* not a harness fault: the expectations judge the close */
+	}
+	return true;
+}
+
+void ex_sleep_ms(int64_t ms)
+{
+	/* In slices of at most 100 ms: a signal may reach another thread, the flag is what counts. */
+	int64_t end = ex_now_us() + ms * 1000;
+	for (int64_t left = ms * 1000; left > 0 && !iw_interrupted(); left = end - ex_now_us()) {
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = (left > 100000 ? 100000 : left) * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* coalesce: the octets held back on the current connection go out in one write. */
+bool ex_flush_pending(ctx *x)
+{
+	hconn *h = x->h;
+	if (!h || !h->pend_len || h->fd < 0)
+		return true;
+	size_t n = h->pend_len;
+	h->pend_len = 0;
+	return send_all(x, h->pend, n);
+}
+
+/* Sends octets cut as the case's split (or the run's resegmentation mode) says. */
+bool ex_send_cut(ctx *x, const uint8_t *b, size_t n)
+{
+	if (x->h->fd < 0)
+		return ex_herror(x, "send before connect or accept: the case must open a connection first");
+	const split_cfg *s = &x->split;
+	if ((s->nat || s->every) && !ex_flush_pending(x))
+		return false;
+	if (s->nat || s->every) {
+		size_t off = 0, k = 0;
+		while (off < n) {
+			size_t end = n;
+			if (s->every)
+				end = off + s->every < n ? off + s->every : n;
+			else if (k < s->nat)
+				end = (size_t)s->at[k] < n && (size_t)s->at[k] > off ? (size_t)s->at[k] : n, k++;
+			if (!send_all(x, b + off, end - off))
+				return false;
+			off = end;
+			if (off < n && s->delay_ms)
+				ex_sleep_ms(s->delay_ms);
+		}
+		return true;
+	}
+	switch (x->o->seg) {
+	case IW_SEG_OCTET:
+		for (size_t i = 0; i < n; i++)
+			if (!send_all(x, b + i, 1))
+				return false;
+		return true;
+	case IW_SEG_RANDOM: {
+		size_t off = 0;
+		while (off < n) {
+			size_t piece = 1 + ex_rng_next(x) % 7;
+			if (piece > n - off)
+				piece = n - off;
+			if (!send_all(x, b + off, piece))
+				return false;
+			off += piece;
+		}
+		return true;
+	}
+	case IW_SEG_COALESCE: {
+		/* Several FPDUs per write: the octets wait until the harness next waits for the DUT
+		 * (or sleeps, closes, switches connection), then go out together. */
+		hconn *h = x->h;
+		if (h->pend_len + n > h->pend_cap) {
+			size_t cap = h->pend_cap ? h->pend_cap : 4096;
+			while (cap < h->pend_len + n)
+				cap *= 2;
+			uint8_t *nb = realloc(h->pend, cap);
+			if (!nb)
+				return ex_herror(x, "out of memory holding %zu octets to coalesce", h->pend_len + n);
+			h->pend = nb;
+			h->pend_cap = cap;
+		}
+		memcpy(h->pend + h->pend_len, b, n);
+		h->pend_len += n;
+		return true;
+	}
+	default:
+		return send_all(x, b, n);
+	}
+}
+
+/* Everything the harness sends also goes to the model of a conforming DUT. Until full
+ * operation it is also kept, so the model can be rebuilt with the DUT's real M and C. */
+void ex_model_feed(ctx *x, const uint8_t *b, size_t n)
+{
+	hconn *h = x->h;
+	if (h->model) {
+		bool was_full = h->model_full;
+		iw_conn_input(h->model, b, n);
+		h->model_full |= iw_conn_state(h->model) == IW_CS_FULL || iw_conn_state(h->model) == IW_CS_AWAIT_FIRST_FPDU;
+		iw_conn_event ev;
+		while (was_full && iw_conn_next_event(h->model, &ev)) {
+			if (ev.kind != IW_EV_SEND && ev.kind != IW_EV_READ_SERVICED && ev.kind != IW_EV_ERROR)
+				continue;
+			if (h->nmev == h->capmev) {
+				size_t cap = h->capmev ? h->capmev * 2 : 16;
+				model_ev *nm = realloc(h->mev, cap * sizeof *nm);
+				if (!nm)
+					break;
+				h->mev = nm;
+				h->capmev = cap;
+			}
+			model_ev *m = &h->mev[h->nmev++];
+			memset(m, 0, sizeof *m);
+			m->kind = ev.kind;
+			m->viol = ev.viol;
+			m->rreq = ev.rreq;
+			if (ev.kind == IW_EV_SEND && ev.len) {
+				m->data = malloc(ev.len);
+				if (m->data)
+					memcpy(m->data, ev.data, ev.len);
+				m->len = m->data ? ev.len : 0;
+			}
+		}
+	}
+	if (!h->full_op && !h->pre_lost) {
+		if (!h->pre)
+			h->pre = malloc(PRE_LIMIT);
+		if (!h->pre || h->pre_len + n > PRE_LIMIT) {
+			h->pre_lost = true;
+			return;
+		}
+		memcpy(h->pre + h->pre_len, b, n);
+		h->pre_len += n;
+	}
+}
+
+/* A model of the DUT with the given frame bits, fed again what was sent before full operation. */
+void ex_model_make(ctx *x, hconn *h, bool m, bool c)
+{
+	iw_conn_free(h->model);
+	h->model = NULL;
+	iw_conn_config mc;
+	iw_conn_config_default(&mc, x->p, x->dut_role);
+	mc.want_markers = m;
+	mc.want_crc = c;
+	mc.crc_admin_off = !c;
+	iw_err e;
+	if (iw_conn_new(&h->model, &mc, &e) == IW_OK)
+		iw_conn_start(h->model, &e);
+	h->model_m = m;
+	h->model_c = c;
+	if (h->model && h->pre_len)
+		iw_conn_input(h->model, h->pre, h->pre_len);
+	h->model_full = h->model && iw_conn_state(h->model) == IW_CS_FULL;
+}
+
+/* What an explicit expectation covers is not judged again by a later `expect as-model`. */
+void ex_model_discard(ctx *x)
+{
+	hconn *h = x->h;
+	for (size_t i = 0; i < h->nmev; i++)
+		free(h->mev[i].data);
+	h->nmev = 0;
+	iw_conn_event ev;
+	while (h->model_full && h->model && iw_conn_next_event(h->model, &ev))
+		;
+}
+
+/* Opens a connection to (or from) the DUT into h and makes it the current one. */
+bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
+{
+	hconn_reset(h);
+	h->fd = -1;
+	h->no = no;
+	if (!h->in)
+		h->in = malloc(RX_LIMIT);
+	if (!h->rx)
+		h->rx = malloc(sizeof *h->rx);
+	if (!h->in || !h->rx)
+		return ex_herror(x, "out of memory opening connection %d", no);
+	x->h = h;
+	iw_err e;
+	int fd = -1;
+	int rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, mss, &e)
+						  : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
+	/* A responder that accepted this case's first connection and now refuses another has stopped
+	 * serving (what `expect alive` probes): a finding, not a harness that cannot judge. */
+	if (rc && x->dut_role == IW_ROLE_RESPONDER && no > 1)
+		return ex_fail(x, "MPA-6.1-R2a", "the DUT no longer accepts connections (connection %d): %s", no, e.msg);
+	if (rc)
+		return ex_herror(x, "cannot %s the DUT: %s", x->dut_role == IW_ROLE_RESPONDER ? "connect to" : "accept", e.msg);
+	h->fd = fd;
+	iw_result_wire(x->r, IW_NOTE, h->no, ex_tcase(x), "connect", NULL, 0, "connection %d %s", h->no,
+		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT");
+	/* The DUT's EMSS is taken to be ours: TCP gives both ends the same MSS on a symmetric path. */
+	int emss = 0;
+	socklen_t ml = sizeof emss;
+	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &emss, &ml) == 0 && emss > 0)
+		h->mss = (uint32_t)emss;
+	h->mss_advertised = mss > 0 && x->dut_role == IW_ROLE_RESPONDER;
+	/* Without the EMSS the MULPDU the case is about cannot be judged: no silent PASS. */
+	if (h->mss_advertised && !h->mss)
+		return ex_herror(x, "the connection's MSS cannot be read (TCP_MAXSEG): %s", strerror(errno));
+	if (h->mss_advertised)
+		ex_note(x, "MSS %d advertised; the connection's EMSS is %u (TCP options taken off)", mss, h->mss);
+	/* The model plays the DUT as it was asked to be; iw_conn_start is a no-op for a responder. */
+	ex_model_make(x, h, x->instr_markers, !x->instr_crc_off);
+	if (!x->p->startup_frames)
+		ex_enter_full_operation(x);
+	return true;
+}
+
+/* `connect` / `accept`: a new connection; earlier ones stay open (`use N` goes back to one). */
+bool ex_open_conn(ctx *x, int64_t timeout_ms, int mss)
+{
+	if (x->nconns == MAX_CONNS)
+		return ex_herror(x, "a case may open at most %d connections", MAX_CONNS);
+	hconn *h = &x->conns[x->nconns++];
+	return ex_open_into(x, h, x->nconns, timeout_ms, mss);
+}

@@ -1,0 +1,276 @@
+/*
+ * exec_model.c - expectations that consult the model of a conforming DUT (`expect as-model`),
+ * alternatives (`expect one-of`) and measurements (`expect measure`).
+ */
+#include "exec_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* In full operation: the model, fed everything the harness sent since the last explicit
+ * expectation, says what a conforming DUT running the reflector sends back: an echo per
+ * delivered Send and a Read Response per served Read Request, in that order, then, on the first
+ * error, its Terminate (layer, type and code; optional for MPA errors, MPA-7-02) and a close. */
+static bool as_model_judge(ctx *x, const iw_step *s);
+
+static bool as_model_full(ctx *x, const iw_step *s)
+{
+	x->in_as_model = true;
+	bool ok = as_model_judge(x, s);
+	x->in_as_model = false;
+	ex_model_discard(x);
+	return ok;
+}
+
+static bool as_model_judge(ctx *x, const iw_step *s)
+{
+	iw_conn_event ev;
+	bool err = false;
+	iw_violation v;
+	memset(&v, 0, sizeof v);
+	int64_t within = ex_arg_i(s, "within", x->o->dut.close_timeout_ms > 0 ? x->o->dut.close_timeout_ms : DEFAULT_WITHIN_MS);
+	/* What the model found before it was fed FPDU by FPDU comes first, then the copied events. */
+	while (iw_conn_next_event(x->h->model, &ev))
+		if (ev.kind == IW_EV_ERROR && !err) {
+			err = true;
+			v = ev.viol;
+		}
+	const model_ev *me = x->h->mev;
+	size_t n = 0, necho = 0, nread = 0;
+	for (; n < x->h->nmev && !err; n++) {
+		if (me[n].kind == IW_EV_ERROR) {
+			err = true;
+			v = me[n].viol;
+		}
+		necho += me[n].kind == IW_EV_SEND;
+		nread += me[n].kind == IW_EV_READ_SERVICED;
+	}
+	if (err)
+		ex_note(x, "model: %zu echo%s and %zu Read Response%s, then %s (%s: %s), reported and closed", necho,
+		     necho == 1 ? "" : "es", nread, nread == 1 ? "" : "s", iw_error_name(v.layer, v.etype, v.ecode),
+		     v.req ? v.req : "", v.detail);
+	else
+		ex_note(x, "model: %zu echo%s and %zu Read Response%s due, then nothing", necho, necho == 1 ? "" : "es", nread,
+		     nread == 1 ? "" : "s");
+	/* Echoes and Read Responses are independent operations: each kind keeps its order, the two
+	 * may interleave. Once an error is due, echoes of Sends delivered just before it are optional:
+	 * the reflector may not have run before the Terminate went out (DDP-9.1-04). */
+	size_t ie = 0, ir = 0;
+	iw_step term, cl;
+	ex_st_init(&term, IW_EXPECT_TERMINATE, "terminate", s->line);
+	ex_st_int(&term, "layer", v.layer, IW_ARG_INT);
+	ex_st_int(&term, "etype", v.etype, IW_ARG_INT);
+	ex_st_int(&term, "ecode", v.ecode, IW_ARG_INT);
+	ex_st_init(&cl, IW_EXPECT_CLOSE, "any", s->line);
+	ex_st_int(&cl, "within", within, IW_ARG_DURATION);
+	for (;;) {
+		size_t ne = ie, nr = ir;
+		for (size_t i = 0, ke = 0, kr = 0; i < n; i++) {
+			if (me[i].kind == IW_EV_SEND && ke++ == ie)
+				ne = i;
+			if (me[i].kind == IW_EV_READ_SERVICED && kr++ == ir)
+				nr = i;
+		}
+		bool more = ie < necho || ir < nread;
+		if (!err && !more) {
+			iw_step st;
+			ex_st_init(&st, IW_EXPECT_SILENCE, "silence", s->line);
+			ex_st_int(&st, "for", within < 300 ? within : 300, IW_ARG_DURATION);
+			return ex_exp_silence(x, &st);
+		}
+		int64_t deadline = ex_within_deadline(x, s);
+		ex_pump(x, 1, deadline);
+		if (!ex_avail(x)) {
+			if (err && (x->h->fin || x->h->rst) && v.layer == IW_LAYER_LLP)
+				return true;        /* MPA-7-02: the code SHOULD reach the peer; a close alone passes */
+			if (err && !more)
+				return ex_exp_message(x, &term, true) && ex_exp_close(x, &cl);
+			return ex_fail(x, err ? v.req : NULL, "model: %s was due; %s", ie < necho ? "an echo" : "a Read Response",
+				    x->h->fin || x->h->rst ? "the DUT closed the connection" : "nothing arrived in time");
+		}
+		size_t save = x->h->in_cur;
+		iw_mpa_rx *rxs = malloc(sizeof *rxs);
+		iw_fpdu *fp = malloc(sizeof *fp);
+		if (!rxs || !fp) {
+			free(rxs);
+			free(fp);
+			return ex_herror(x, "out of memory");
+		}
+		*rxs = *x->h->rx;
+		uint32_t msn_save[3];
+		memcpy(msn_save, x->h->dut_msn, sizeof msn_save);
+		dut_msg dm;
+		bool ok = ex_read_message(x, deadline, "as-model", &dm, fp);
+		free(fp);
+		if (ok && dm.opcode == IW_OP_TERMINATE && err) {
+			/* Read it again as the Terminate expectation, with its code check and mappings. */
+			x->h->in_cur = save;
+			*x->h->rx = *rxs;
+			memcpy(x->h->dut_msn, msn_save, sizeof msn_save);
+			free(rxs);
+			free(dm.data);
+			return ex_exp_message(x, &term, true) && ex_exp_close(x, &cl);
+		}
+		free(rxs);
+		if (ok && (dm.opcode == IW_OP_SEND || dm.opcode == IW_OP_SEND_SE) && ie < necho) {
+			if (dm.len != me[ne].len || (dm.len && memcmp(dm.data, me[ne].data, dm.len)))
+				ok = ex_fail(x, "DDP-7.3-07", "model: the echo of the Send delivered %zu%s (%zu octets) was due; the "
+					  "DUT echoed %zu other octets", ie + 1, ie == 0 ? "st" : ie == 1 ? "nd" : "th", me[ne].len,
+					  dm.len);
+			ie++;
+		} else if (ok && dm.opcode == IW_OP_READ_RESP && ir < nread) {
+			const iw_read_req *rr = &me[nr].rreq;
+			if (dm.first.stag != rr->sink_stag || dm.first.to != rr->sink_to || dm.len != rr->size)
+				ok = ex_fail(x, "RFC5040-4.4", "model: a Read Response of %u octets to STag 0x%x TO 0x%llx was due; "
+					  "the DUT sent %zu octets to STag 0x%x TO 0x%llx", rr->size, rr->sink_stag,
+					  (unsigned long long)rr->sink_to, dm.len, dm.first.stag, (unsigned long long)dm.first.to);
+			ir++;
+		} else if (ok) {
+			ok = ex_fail(x, err ? v.req : NULL, "model: the DUT sent %s, which a conforming DUT does not send here%s",
+				  iw_rdmap_op(dm.opcode)->name, err ? " (a Terminate was due)" : "");
+		}
+		free(dm.data);
+		if (!ok)
+			return false;
+	}
+}
+
+/* What a conforming DUT does with everything sent so far, per the engine's model. */
+bool ex_exp_as_model(ctx *x, const iw_step *s)
+{
+	if (!x->h->model)
+		return ex_herror(x, "line %d: no model of the DUT", s->line);
+	if (x->h->full_op && x->h->model_full)
+		return as_model_full(x, s);
+	iw_conn_event ev;
+	bool rejected = false, accepted = false;
+	iw_violation why;
+	memset(&why, 0, sizeof why);
+	while (iw_conn_next_event(x->h->model, &ev)) {
+		if (ev.kind == IW_EV_FRAME_REJECTED) {
+			rejected = true;
+			why = ev.viol;
+		} else if (ev.kind == IW_EV_FRAME_ACCEPTED) {
+			accepted = true;
+		}
+	}
+	if (rejected) {
+		ex_note(x, "model: a conforming DUT refuses this (%s: %s) and closes without a frame", why.req, why.detail);
+		if (!ex_exp_close(x, s)) {
+			size_t l = strlen(x->r->reason);
+			snprintf(x->r->reason + l, sizeof x->r->reason - l, "; a conforming DUT closes here because %s (%s)",
+				 why.detail, why.req);
+			snprintf(x->fail_req, sizeof x->fail_req, "%s", why.req);
+			return false;
+		}
+		return true;
+	}
+	if (accepted && x->dut_role == IW_ROLE_INITIATOR) {
+		/* A conforming initiator enters full operation: it must not close; it may send FPDUs. */
+		ex_note(x, "model: a conforming initiator accepts this Reply and stays in full operation");
+		int64_t deadline = ex_within_deadline(x, s);
+		int64_t quiet = ex_now_us() + 1000000;
+		ex_pump(x, RX_LIMIT, quiet < deadline ? quiet : deadline);
+		if (x->h->fin || x->h->rst)
+			return ex_fail(x, "MPA-6.1-R3d", "the DUT closed the connection (%s) after a Reply a conforming "
+				    "initiator accepts", x->h->rst ? "RST" : "FIN");
+		return true;
+	}
+	if (accepted) {
+		size_t n;
+		const uint8_t *out = iw_conn_output_peek(x->h->model, &n);
+		iw_mpa_frame mf;
+		size_t flen;
+		iw_err e;
+		enum iw_mpa_kind k = x->dut_role == IW_ROLE_RESPONDER ? IW_MPA_REPLY : IW_MPA_REQUEST;
+		if (iw_mpa_frame_decode(x->p, out, n, &mf, &flen, &e) != IW_OK)
+			return ex_herror(x, "the model accepted but produced no frame: %s", e.msg);
+		ex_note(x, "model: a conforming DUT accepts and answers with a %s", ex_kind_name(k));
+		if (!ex_exp_frame(x, s, k))
+			return false;
+		if (x->h->got_frame.r != mf.r && !x->o->dut.reject)
+			return ex_fail(x, "MPA-6.1-R2f", "the DUT answered R=%d where a conforming DUT answers R=%d",
+				    x->h->got_frame.r, mf.r);
+		if (x->h->got_frame.rev != mf.rev)
+			return ex_fail(x, "MPA-6.1.1-06", "the DUT's %s has Rev=%u, the profile requires %u", ex_kind_name(k),
+				    x->h->got_frame.rev, mf.rev);
+		if (mf.c && !x->h->got_frame.c && !x->o->dut.crc_off_mode)
+			return ex_fail(x, "MPA-5.2-03", "the DUT answered C=0 in its default configuration; CRCs must be on");
+		return true;
+	}
+	ex_note(x, "model: a conforming DUT waits for more octets");
+	return ex_exp_silence(x, s);
+}
+
+bool ex_exp_one_of(ctx *x, const iw_step *s)
+{
+	size_t cur = x->h->in_cur;
+	iw_mpa_rx *saved = malloc(sizeof *saved);
+	if (!saved)
+		return ex_herror(x, "out of memory");
+	*saved = *x->h->rx;
+	bool saved_ready = x->h->rx_ready, saved_full = x->h->full_op;
+	uint32_t saved_msn[3];
+	memcpy(saved_msn, x->h->dut_msn, sizeof saved_msn);
+	size_t saved_markers = x->h->dut_markers;
+	char reasons[IW_CASE_MAX_ALTS][256];
+	size_t saved_maps = x->r->nmappings;
+	for (size_t i = 0; i < s->nalts; i++) {
+		x->r->nmappings = saved_maps;   /* a mapping counts only in the alternative that matched */
+		x->h->in_cur = cur;
+		*x->h->rx = *saved;
+		x->h->rx_ready = saved_ready;
+		x->h->full_op = saved_full;
+		memcpy(x->h->dut_msn, saved_msn, sizeof saved_msn);
+		x->h->dut_markers = saved_markers;
+		x->failed = false;
+		bool ok = true;
+		for (size_t k = 0; ok && k < s->alts[i].nseq; k++)
+			ok = ex_run_expect(x, s->alts[i].seq[k]);
+		if (ok) {
+			ex_note(x, "alternative %zu of %zu matched", i + 1, s->nalts);
+			free(saved);
+			return true;
+		}
+		if (x->harness_error) {
+			free(saved);
+			return false;
+		}
+		memcpy(reasons[i], x->r->reason, sizeof reasons[i] - 1);
+		reasons[i][sizeof reasons[i] - 1] = '\0';
+	}
+	free(saved);
+	x->r->nmappings = saved_maps;
+	x->failed = false;
+	char all[1000];
+	size_t o = 0;
+	for (size_t i = 0; i < s->nalts && o < sizeof all; i++)
+		o += (size_t)snprintf(all + o, sizeof all - o, "%s(%zu) %s", i ? "; " : "", i + 1, reasons[i]);
+	return ex_fail(x, NULL, "none of the %zu allowed outcomes happened: %s", s->nalts, all);
+}
+
+bool ex_exp_measure(ctx *x, const iw_step *s)
+{
+	int64_t start = ex_now_us();
+	int64_t deadline = ex_within_deadline(x, s);
+	while (!x->h->fin && !x->h->rst && ex_now_us() < deadline) {
+		ex_pump(x, ex_avail(x) + 1, deadline);
+		x->h->in_cur = x->h->in_len;
+	}
+	iw_case_result *r = x->r;
+	if (r->nmeasures < sizeof r->measures / sizeof r->measures[0]) {
+		iw_measure *m = &r->measures[r->nmeasures++];
+		snprintf(m->name, sizeof m->name, "%s_after_line_%d", s->word[0] ? s->word : "close", s->line);
+		if (x->h->fin || x->h->rst) {
+			m->value = (double)(ex_now_us() - start) / 1000.0;
+			snprintf(m->unit, sizeof m->unit, "ms");
+		} else {
+			m->value = -1;
+			snprintf(m->unit, sizeof m->unit, "none");
+		}
+	}
+	ex_note(x, x->h->fin || x->h->rst ? "measured: the DUT closed after %.0f ms" : "measured: no close within %.0f ms",
+	     (double)(ex_now_us() - start) / 1000.0);
+	return true;
+}

@@ -1,0 +1,471 @@
+/*
+ * exec_receive.c - the DUT's FPDUs and messages: each FPDU decoded by the engine and judged as a
+ * data source's (framing, CRC, markers, MULPDU, MSN and MO/TO sequences), messages reassembled
+ * and matched against `expect <msg>` and `expect terminate`, and `expect close` / `silence`.
+ */
+#include "exec_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "reflector_greeting.h"
+
+/* When the DUT's stream fails to decode, tells whether it decodes with the opposite marker
+ * setting: then the fault is the DUT's marker negotiation, not its CRC (MPA-6.1.1-M1/M2). */
+static bool decodes_with_markers(ctx *x, bool markers)
+{
+	if (!x->h->fullop_in_valid || x->h->fullop_in_off > x->h->in_len)
+		return false;
+	iw_mpa_rx *alt = malloc(sizeof *alt);
+	iw_fpdu *fp = malloc(sizeof *fp);
+	bool ok = false;
+	if (alt && fp) {
+		iw_mpa_rx_init(alt, x->p, markers, x->h->rx->crc);
+		const uint8_t *b = x->h->in + x->h->fullop_in_off;
+		size_t n = x->h->in_len - x->h->fullop_in_off, nf = 0;
+		while (n) {
+			size_t used = 0;
+			iw_violation v;
+			enum iw_rx_status st = iw_mpa_rx_push(alt, b, n, &used, fp, &v);
+			b += used;
+			n -= used;
+			if (st == IW_RX_ERROR)
+				break;
+			if (st == IW_RX_FPDU)
+				nf++;
+			if (st == IW_RX_NEED_MORE)
+				break;
+		}
+		ok = nf > 0 && !alt->failed;
+	}
+	free(alt);
+	free(fp);
+	return ok;
+}
+
+/* Reads the next complete FPDU of the DUT; false with a failure recorded when none comes. */
+static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx)
+{
+	if (!x->h->rx_ready) {
+		if (x->p->startup_frames && !(x->h->sent_frame_valid && x->h->got_frame_valid))
+			return ex_herror(x, "expecting an FPDU before the startup frames were exchanged");
+		ex_enter_full_operation(x);
+	}
+	for (;;) {
+		if (ex_avail(x)) {
+			size_t used = 0;
+			iw_violation err;
+			uint64_t before = x->h->rx->pos;
+			enum iw_rx_status st = iw_mpa_rx_push(x->h->rx, x->h->in + x->h->in_cur, ex_avail(x), &used, fp, &err);
+			(void)before;
+			x->h->in_cur += used;
+			if (st == IW_RX_FPDU) {
+				const uint8_t *wire = x->h->in + x->h->in_cur - (used < fp->wire_len ? used : fp->wire_len);
+				char ddp[160] = "";
+				iw_rdmap_msg m;
+				iw_violation v;
+				bool parsed = iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v);
+				if (!parsed)
+					snprintf(ddp, sizeof ddp, ": %.150s", v.detail);
+				else if (m.ddp.tagged)
+					snprintf(ddp, sizeof ddp, ": %s, DDP tagged L=%d STag=0x%x TO=0x%llx, %zu payload octets",
+						 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.stag,
+						 (unsigned long long)m.ddp.to, m.payload_len);
+				else
+					snprintf(ddp, sizeof ddp, ": %s, DDP untagged L=%d QN=%u MSN=%u MO=%u, %zu payload octets",
+						 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.qn, m.ddp.msn, m.ddp.mo,
+						 m.payload_len);
+				/* A Terminate's error code is the field a wrong code blames (report.html). */
+				iw_terminate term;
+				if (parsed && m.opcode == IW_OP_TERMINATE && !m.ddp.tagged &&
+				    iw_terminate_decode(m.payload, m.payload_len, &term, NULL) == IW_OK) {
+					size_t dl = strlen(ddp);
+					snprintf(ddp + dl, sizeof ddp - dl, ", Code=%d/0x%x/0x%02x", term.layer, term.etype,
+						 term.ecode);
+				}
+				iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "fpdu", wire,
+					       used < fp->wire_len ? used : fp->wire_len,
+					       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start,
+					       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked", ddp);
+				if (fp->notes & IW_NOTE_PAD_NONZERO)
+					return ex_fail(x, "MPA-4-02", "the DUT's FPDU at %llu has non-zero pad octets",
+						    (unsigned long long)fp->start);
+				if (fp->notes & IW_NOTE_MARKER_RESERVED)
+					return ex_fail(x, "MPA-4.1-02", "a DUT marker in the FPDU at %llu has RESERVED set",
+						    (unsigned long long)fp->start);
+				if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
+					return ex_fail(x, "MPA-5.1-05", "a DUT marker in the FPDU at %llu has FPDUPTR low bits set",
+						    (unsigned long long)fp->start);
+				x->h->dut_markers += fp->nmarkers;
+				return true;
+			}
+			if (st == IW_RX_ERROR) {
+				/* The octets that do not decode, so the report can show (and point at) them. */
+				size_t from = x->h->in_cur - used, shown = used + ex_avail(x) < 512 ? used + ex_avail(x) : 512;
+				iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + from, shown,
+					       "%zu octets that do not decode as an FPDU (stream offset %llu)", shown,
+					       (unsigned long long)err.offset);
+			}
+			if (st == IW_RX_ERROR && decodes_with_markers(x, !x->h->rx->markers))
+				return ex_fail(x, x->h->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
+					    "%s: the DUT's FPDUs %s markers: they decode only %s them (%s)", req_ctx,
+					    x->h->rx->markers ? "lack the requested" : "carry unrequested",
+					    x->h->rx->markers ? "without" : "with", err.detail);
+			if (st == IW_RX_ERROR) {
+				/* The decoder speaks for a receiver; what the DUT broke is the sender's rule. */
+				const char *req = err.ecode == IW_MPA_E_CRC ? "MPA-5.2-11"
+						  : err.ecode == IW_MPA_E_MARKER ? "MPA-5.1-03" : err.req;
+				uint32_t c = fp->crc_computed;
+				uint32_t swapped = c >> 24 | (c >> 8 & 0xff00u) | (c << 8 & 0xff0000u) | c << 24;
+				bool be = err.ecode == IW_MPA_E_CRC && fp->crc_received == swapped;
+				return ex_fail(x, req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]%s", req_ctx,
+					    (unsigned long long)err.offset, err.detail,
+					    iw_error_name(err.layer, err.etype, err.ecode),
+					    be ? " (the DUT sent its CRC most-significant octet first; A1: least-significant first)" : "");
+			}
+			continue;
+		}
+		if (x->h->fin || x->h->rst)
+			return ex_fail(x, NULL, "%s: expected an FPDU, the DUT %s", req_ctx,
+				    x->h->rst ? "reset the connection" : "closed the connection (FIN)");
+		if (ex_now_us() >= deadline)
+			return ex_fail(x, NULL, "%s: expected an FPDU, nothing arrived in time", req_ctx);
+		ex_pump(x, ex_avail(x) + 1, deadline);
+	}
+}
+
+static bool code_matches(ctx *x, const iw_step *s, const iw_terminate *t, char *why, size_t cap)
+{
+	int layer = ex_layer_value(iw_step_arg(s, "layer"));
+	int etype = (int)ex_arg_i(s, "etype", -1), ecode = (int)ex_arg_i(s, "ecode", -1);
+	bool ok = (layer < 0 || layer == t->layer) && (etype < 0 || etype == t->etype) && (ecode < 0 || ecode == t->ecode);
+	if (ok)
+		return true;
+	/* A DUT configuration may map the spec's code to the one this DUT sends. */
+	for (size_t i = 0; i < x->o->dut.nmaps; i++) {
+		const iw_code_map *m = &x->o->dut.maps[i];
+		if ((layer < 0 || m->from.layer == layer) && (etype < 0 || m->from.etype == etype) &&
+		    (ecode < 0 || m->from.ecode == ecode) && m->to.layer == t->layer && m->to.etype == t->etype &&
+		    m->to.ecode == t->ecode) {
+			if (x->r->nmappings < 4)
+				snprintf(x->r->mappings[x->r->nmappings++], sizeof x->r->mappings[0],
+					 "%d/%d/0x%02x accepted for %d/%d/0x%02x: %s", t->layer, t->etype, t->ecode,
+					 m->from.layer, m->from.etype, m->from.ecode, m->reason);
+			return true;
+		}
+	}
+	char want[128];
+	snprintf(want, sizeof want, "%s", layer >= 0 && etype >= 0 && ecode >= 0 ? iw_error_name(layer, etype, ecode)
+										 : "(pattern)");
+	snprintf(why, cap, "expected Terminate %s, seen %s", want, iw_error_name(t->layer, t->etype, t->ecode));
+	return false;
+}
+
+bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw_fpdu *fp)
+{
+	memset(dm, 0, sizeof *dm);
+	for (;;) {
+		if (!next_fpdu(x, deadline, fp, what))
+			return false;
+		iw_rdmap_msg m;
+		iw_violation v;
+		if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v))
+			return ex_fail(x, v.req, "%s: the DUT sent an invalid RDMAP message: %s", what, v.detail);
+		if (m.ddp.dv != x->p->ddp_version)
+			return ex_fail(x, "DDP-6.1-09", "%s: the DUT's DDP version is %u, %u required", what, m.ddp.dv,
+				    x->p->ddp_version);
+		if (m.ddp.rsvd)
+			return ex_fail(x, "DDP-6.1-08", "%s: the DUT set DDP reserved bits 0x%x", what, m.ddp.rsvd);
+		if (fp->ulpdu_length > IW_MPA_MULPDU_MAX)
+			return ex_fail(x, "MPA-3.2-04", "%s: the DUT sent a ULPDU of %u octets, more than 64768", what,
+				    fp->ulpdu_length);
+		/* MULPDU for the connection's EMSS, clamped to [128, 64768] (MPA-3.2-03, A7). */
+		if (x->h->mss && fp->ulpdu_length > iw_mulpdu(x->h->mss, x->h->rx->markers))
+			return ex_fail(x, x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02",
+				    "%s: the DUT sent a ULPDU of %u octets; MULPDU for EMSS %u %s markers is %u", what,
+				    fp->ulpdu_length, x->h->mss, x->h->rx->markers ? "with" : "without",
+				    iw_mulpdu(x->h->mss, x->h->rx->markers));
+		if (dm->nseg == 0) {
+			dm->first = m.ddp;
+			dm->rv = m.rv;
+			dm->opcode = m.opcode;
+			dm->first_marker = fp->nmarkers && fp->markers[0].pos == fp->start;
+			dm->first_start = fp->start;
+			/* DDP-6.3-08/09: each queue's MSNs start at 1 and go up by one per message. */
+			if (!m.ddp.tagged && m.ddp.qn < 3) {
+				uint32_t want = x->h->dut_msn[m.ddp.qn];
+				if (m.ddp.msn != want)
+					return ex_fail(x, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08",
+						    "%s: the DUT's %s on QN %u has MSN %u, %u expected (%s)", what,
+						    iw_rdmap_op(m.opcode)->name, m.ddp.qn, m.ddp.msn, want,
+						    want == 1 ? "the first MSN is 1" : "one more than the previous message's");
+				x->h->dut_msn[m.ddp.qn] = want + 1;
+			}
+			/* RFC 5040: a Send's RsvdULP after the control octet is reserved, sent as zero. */
+			if ((m.opcode == IW_OP_SEND || m.opcode == IW_OP_SEND_SE || m.opcode == IW_OP_TERMINATE ||
+			     m.opcode == IW_OP_READ_REQ) &&
+			    iw_rdmap_rsvd_word(&m.ddp))
+				return ex_fail(x, "DDP-6.3-02", "%s: the DUT's %s has RDMAP reserved word 0x%08x in DDP header octets 2-5",
+					    what, iw_rdmap_op(m.opcode)->name, iw_rdmap_rsvd_word(&m.ddp));
+		} else if (m.ddp.tagged != dm->first.tagged || m.opcode != dm->opcode) {
+			return ex_fail(x, "DDP-6.1-03", "%s: a new %s began before the DUT's %s ended with L=1", what,
+				    iw_rdmap_op(m.opcode)->name, iw_rdmap_op(dm->opcode)->name);
+		} else if (m.ddp.tagged) {
+			if (m.ddp.stag != dm->first.stag)
+				return ex_fail(x, "DDP-6.2-08", "%s: STag changed within a message (0x%x then 0x%x)", what,
+					    dm->first.stag, m.ddp.stag);
+			if (m.ddp.to != dm->first.to + dm->len)
+				return ex_fail(x, "DDP-7.2-07", "%s: segment TO 0x%llx, expected initial TO + %zu = 0x%llx", what,
+					    (unsigned long long)m.ddp.to, dm->len, (unsigned long long)(dm->first.to + dm->len));
+			if (m.ddp.rsvdulp[0] != dm->first.rsvdulp[0])
+				return ex_fail(x, "DDP-6.2-04", "%s: RsvdULP changed within a tagged message", what);
+		} else {
+			if (m.ddp.qn != dm->first.qn)
+				return ex_fail(x, "DDP-6.3-07", "%s: QN changed within a message (%u then %u)", what,
+					    dm->first.qn, m.ddp.qn);
+			if (m.ddp.msn != dm->first.msn)
+				return ex_fail(x, "DDP-6.3-11", "%s: MSN changed within a message (%u then %u)", what,
+					    dm->first.msn, m.ddp.msn);
+			if (memcmp(m.ddp.rsvdulp, dm->first.rsvdulp, 5))
+				return ex_fail(x, "DDP-6.3-04", "%s: RsvdULP changed within an untagged message", what);
+		}
+		if (!m.ddp.tagged && m.ddp.mo != dm->len)
+			return ex_fail(x, "DDP-7.2-05", "%s: segment %zu has MO %u, expected %zu (the octets before it)", what,
+				    dm->nseg + 1, m.ddp.mo, dm->len);
+		if (dm->len + m.payload_len > MSG_MAX)
+			return ex_fail(x, NULL, "%s: the DUT's message grows past %u octets without L=1", what, MSG_MAX);
+		uint8_t *nd = realloc(dm->data, dm->len + m.payload_len + 1);
+		if (!nd)
+			return ex_herror(x, "out of memory");
+		dm->data = nd;
+		memcpy(dm->data + dm->len, m.payload, m.payload_len);
+		dm->len += m.payload_len;
+		dm->nseg++;
+		dm->markers += fp->nmarkers;
+		if (fp->ulpdu_length > dm->max_ulpdu)
+			dm->max_ulpdu = fp->ulpdu_length;
+		if (m.ddp.last)
+			return true;
+	}
+}
+
+/* A message the DUT cut into segments on a connection whose MSS the case chose (TR-17): its
+ * largest ULPDU shows the MULPDU it used. Where the formula falls below 128, ULPDUs below 128
+ * mean the floor was lost (MPA-5.3.2-05, MUST NOT); otherwise ULPDUs below MULPDU are only
+ * smaller than they could be (MPA-5.3.2-04, SHOULD: DDP may post any size, MPA-3.2-05). */
+static bool mulpdu_used(ctx *x, const dut_msg *dm)
+{
+	bool markers = x->h->rx->markers;
+	uint32_t want = iw_mulpdu(x->h->mss, markers);
+	ex_note(x, "the DUT's message in %zu segments, largest ULPDU %u; MULPDU for EMSS %u %s markers is %u", dm->nseg,
+	     dm->max_ulpdu, x->h->mss, markers ? "with" : "without", want);
+	if (dm->max_ulpdu < IW_MPA_MULPDU_MIN && iw_mulpdu_formula(x->h->mss, markers) < IW_MPA_MULPDU_MIN)
+		return ex_fail(x, "MPA-5.3.2-05", "the DUT cut a message into ULPDUs of at most %u octets: MULPDU never "
+			    "goes below %u, even for EMSS %u", dm->max_ulpdu, IW_MPA_MULPDU_MIN, x->h->mss);
+	if (dm->max_ulpdu < want)
+		return ex_fail(x, "MPA-5.3.2-04", "the DUT cut a message into ULPDUs of at most %u octets; MULPDU for EMSS "
+			    "%u is %u, and ULPDUs should be as large as it allows", dm->max_ulpdu, x->h->mss, want);
+	return true;
+}
+
+/* The Terminate's attached headers (RFC 5040 §4.8) are those of the harness's segment at fault:
+ * hdr=1 asks for the DDP header of the last FPDU the harness sent, rdma_hdr=1 for its Read
+ * Request body. */
+static bool terminate_headers_ok(ctx *x, const iw_step *s, const iw_terminate *t, char *why, size_t cap)
+{
+	if (ex_arg_i(s, "hdr", 0)) {
+		if (!t->d) {
+			snprintf(why, cap, "the Terminate has D=0: the DDP header of the segment at fault is not attached");
+			return false;
+		}
+		if (t->ddp_hdr_len != x->h->last_hdr_len || memcmp(t->ddp_hdr, x->h->last_hdr, t->ddp_hdr_len)) {
+			snprintf(why, cap, "the Terminate's attached DDP header (%zu octets) is not the header of the segment "
+				 "at fault (%zu octets, the last one the harness sent)", t->ddp_hdr_len, x->h->last_hdr_len);
+			return false;
+		}
+		if (t->m)
+			ex_note(x, "Terminate: DDP segment length %u (the ULPDU at fault had %zu octets, %zu of them payload)",
+			     t->ddp_seg_len, x->h->last_ulpdu_len, x->h->last_ulpdu_len - x->h->last_hdr_len);
+	}
+	if (ex_arg_i(s, "rdma_hdr", 0)) {
+		if (!t->r || !t->has_rdma_hdr) {
+			snprintf(why, cap, "the Terminate has R=0: the RDMA Read Request header at fault is not attached");
+			return false;
+		}
+		if (!x->h->have_last_rr || memcmp(t->rdma_hdr, x->h->last_rr, IW_RDMAP_READ_REQ_LEN)) {
+			snprintf(why, cap, "the Terminate's attached RDMA header is not the Read Request the harness sent");
+			return false;
+		}
+	}
+	return true;
+}
+
+bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
+{
+	if (!x->in_as_model)
+		ex_model_discard(x);
+	int64_t deadline = ex_within_deadline(x, s);
+	iw_fpdu *fp = malloc(sizeof *fp);
+	if (!fp)
+		return ex_herror(x, "out of memory");
+	const char *what = terminate ? "terminate" : s->word;
+	dut_msg dm;
+	bool ok = ex_read_message(x, deadline, what, &dm, fp);
+	char why[200] = "";
+	if (!ok) {
+		/* recorded */
+	} else if (terminate) {
+		iw_terminate t;
+		iw_err e;
+		if (dm.opcode != IW_OP_TERMINATE) {
+			ok = ex_fail(x, NULL, "expected a Terminate, the DUT sent %s", iw_rdmap_op(dm.opcode)->name);
+		} else if (iw_terminate_decode(dm.data, dm.len, &t, &e)) {
+			ok = ex_fail(x, "RFC5040-4.8", "the DUT's Terminate cannot be decoded: %s", e.msg);
+		} else {
+			ex_note(x, "Terminate %s M=%d D=%d R=%d", iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r);
+			int el = ex_layer_value(iw_step_arg(s, "layer"));
+			if (!code_matches(x, s, &t, why, sizeof why)) {
+				ok = ex_fail(x, el == IW_LAYER_DDP ? "DDP-9.2-01" : NULL, "%s", why);
+				snprintf(x->r->fail_field, sizeof x->r->fail_field, "Code");
+			}
+			else if (!ex_pattern_ok(s, "m", t.m, why, sizeof why) ||
+			    !ex_pattern_ok(s, "d", t.d, why, sizeof why) || !ex_pattern_ok(s, "r", t.r, why, sizeof why))
+				ok = ex_fail(x, NULL, "%s", why);
+			else if (!terminate_headers_ok(x, s, &t, why, sizeof why))
+				ok = ex_fail(x, "RFC5040-4.8", "%s", why);
+		}
+	} else if (!strcmp(s->word, "greeting")) {
+		if (dm.opcode != IW_OP_SEND || !iw_greeting_len_ok(dm.len)) {
+			ok = ex_fail(x, NULL, "expected the reflector's greeting (a Send of 16 octets: STag, TO, length), the "
+				  "DUT sent %s with %zu payload octets", iw_rdmap_op(dm.opcode)->name, dm.len);
+		} else {
+			const uint8_t *g = dm.data;
+			iw_greeting_parse(g, &x->h->adv_stag, &x->h->adv_to, &x->h->adv_len);
+			x->h->have_adv = true;
+			ex_note(x, "the reflector advertises STag 0x%x, TO 0x%llx, %u octets", x->h->adv_stag,
+			     (unsigned long long)x->h->adv_to, x->h->adv_len);
+			/* The cases address up to 64 KiB (to=0xfff0 is 16 octets before its end): a smaller
+			 * buffer would make the DUT's correct refusals look like findings. */
+			if (x->h->adv_len < 65536)
+				return ex_herror(x, "line %d: the reflector advertises %u octets; the cases need a buffer of "
+					      "at least 65536 (docs/reflector.md, contract item 1)", s->line, x->h->adv_len);
+			/* The model's sink learns the buffer, so it judges Writes and Reads as the DUT must
+			 * (its memory is the model's own: contents are not compared). */
+			if (x->h->model) {
+				iw_tagged_buf b = {.stag = x->h->adv_stag, .base_to = x->h->adv_to, .length = x->h->adv_len,
+						   .stream = 0, .pd = 0, .valid = true, .mem = NULL,
+						   .access = IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE};
+				const iw_ddp_sink *sk = iw_conn_sink(x->h->model);
+				b.stream = sk->stream;
+				b.pd = sk->pd;
+				if (!x->h->adv_mem)
+					x->h->adv_mem = calloc(1, x->h->adv_len ? x->h->adv_len : 1);
+				b.mem = x->h->adv_mem;
+				iw_err e;
+				if (b.mem)
+					(void)iw_conn_register_buf(x->h->model, &b, &e);
+			}
+		}
+	} else {
+		if (strcmp(s->word, "any") && strcmp(s->word, "fpdu")) {
+			size_t ti = 0;
+			while (ti < ex_nmsg_types && strcmp(ex_msg_types[ti].word, s->word))
+				ti++;
+			if (ti < ex_nmsg_types && ex_msg_types[ti].opcode != dm.opcode)
+				ok = ex_fail(x, NULL, "expected %s, the DUT sent %s", iw_rdmap_op(ex_msg_types[ti].opcode)->name,
+					  iw_rdmap_op(dm.opcode)->name);
+		}
+		const iw_arg *d = iw_step_arg(s, "data");
+		const iw_arg *sz = iw_step_arg(s, "size");
+		if (ok && d && !d->is_pattern_any && (d->nbytes != dm.len || memcmp(d->bytes, dm.data, dm.len)))
+			ok = ex_fail(x, "DDP-7.2-03", "payload differs: expected %zu octets, seen %zu in %zu segment%s", d->nbytes,
+				  dm.len, dm.nseg, dm.nseg == 1 ? "" : "s");
+		if (ok && sz && !sz->is_pattern_any) {
+			size_t bad = dm.len;
+			for (size_t i = 0; i < dm.len && bad == dm.len; i++)
+				if (dm.data[i] != ex_payload_octet(s, i))
+					bad = i;
+			if ((size_t)sz->i != dm.len || bad != dm.len)
+				ok = ex_fail(x, "DDP-7.2-03", "expected %lld octets of the size pattern, seen %zu octets in %zu "
+					  "segments%s", (long long)sz->i, dm.len, dm.nseg,
+					  bad != dm.len ? " with different content" : "");
+		}
+		if (ok && (!ex_pattern_ok(s, "qn", dm.first.qn, why, sizeof why) ||
+			   !ex_pattern_ok(s, "msn", dm.first.msn, why, sizeof why) ||
+			   !ex_pattern_ok(s, "mo", dm.first.mo, why, sizeof why) ||
+			   !ex_pattern_ok(s, "opcode", dm.opcode, why, sizeof why) ||
+			   !ex_pattern_ok(s, "rv", dm.rv, why, sizeof why) || !ex_pattern_ok(s, "dv", dm.first.dv, why, sizeof why) ||
+			   !ex_pattern_ok(s, "stag", dm.first.stag, why, sizeof why)))
+			ok = ex_fail(x, NULL, "%s", why);
+		if (ok && iw_step_arg(s, "last") && ex_arg_i(s, "last", 1) == 1 && dm.nseg != 1)
+			ok = ex_fail(x, NULL, "expected a single-segment message, the DUT used %zu segments", dm.nseg);
+	}
+	if (ok && dm.nseg && iw_step_arg(s, "marker_first") && ex_arg_i(s, "marker_first", -1) >= 0 &&
+	    dm.first_marker != (ex_arg_i(s, "marker_first", 0) == 1))
+		ok = ex_fail(x, dm.first_marker ? "MPA-5.1-03" : dm.first_start == 0 ? "MPA-6.1-R7" : "MPA-5.1-04",
+			  dm.first_marker ? "the DUT's message begins with a marker where none was expected"
+					  : "the DUT's message does not begin with a marker (FPDUPTR 0) where its FPDU "
+					    "starts on a 512-octet boundary");
+	if (ok && dm.nseg && !ex_pattern_ok(s, "markers", (int64_t)dm.markers, why, sizeof why))
+		ok = ex_fail(x, "MPA-5.1-02", "%s (markers inside the message's FPDUs)", why);
+	if (ok && dm.markers)
+		ex_note(x, "%zu markers in the message's %zu FPDU%s, each FPDUPTR checked; largest ULPDU %u", dm.markers,
+		     dm.nseg, dm.nseg == 1 ? "" : "s", dm.max_ulpdu);
+	if (ok && dm.nseg > 1 && x->h->mss_advertised)
+		ok = mulpdu_used(x, &dm);
+	free(dm.data);
+	free(fp);
+	return ok;
+}
+
+bool ex_exp_close(ctx *x, const iw_step *s)
+{
+	int64_t start = ex_now_us();
+	int64_t deadline = ex_within_deadline(x, s);
+	bool allow = ex_arg_i(s, "allow_data", 0);
+	const iw_arg *how = iw_step_arg(s, "how");
+	while (!x->h->fin && !x->h->rst && ex_now_us() < deadline) {
+		ex_pump(x, ex_avail(x) + 1, deadline);
+		if (ex_avail(x) && !allow)
+			break;
+		if (allow)
+			x->h->in_cur = x->h->in_len;
+	}
+	if (ex_avail(x) && !allow) {
+		size_t n = ex_avail(x);
+		iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, n,
+			       "%zu octets where a close was expected", n);
+		const char *what = n >= 16 && !memcmp(x->h->in + x->h->in_cur, iw_mpa_key(IW_MPA_REPLY), 16) ? "a Reply" : "data";
+		return ex_fail(x, NULL, "expected the DUT to close with no octets sent; it sent %s (%zu octets) instead", what, n);
+	}
+	if (!x->h->fin && !x->h->rst)
+		return ex_fail(x, NULL, "expected the DUT to close (FIN or RST) within %lld ms; it kept the connection open",
+			    (long long)((deadline - start) / 1000));
+	if (how && how->s && !strcmp(how->s, "fin") && !x->h->fin)
+		return ex_fail(x, NULL, "expected a FIN, the DUT reset the connection");
+	if (how && how->s && !strcmp(how->s, "rst") && !x->h->rst)
+		return ex_fail(x, NULL, "expected an RST, the DUT closed with FIN");
+	return true;
+}
+
+bool ex_exp_silence(ctx *x, const iw_step *s)
+{
+	int64_t ms = ex_arg_i(s, "for", 1000);
+	int64_t deadline = ex_now_us() + ms * 1000;
+	if (deadline > x->deadline_us)
+		deadline = x->deadline_us;
+	ex_pump(x, ex_avail(x) + 1, deadline);
+	if (ex_avail(x)) {
+		size_t n = ex_avail(x);
+		iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, n,
+			       "%zu octets during expected silence", n);
+		return ex_fail(x, NULL, "expected silence for %lld ms; the DUT sent %zu octets", (long long)ms, n);
+	}
+	if (x->h->fin || x->h->rst)
+		return ex_fail(x, NULL, "expected silence for %lld ms; the DUT closed the connection (%s)", (long long)ms,
+			    x->h->rst ? "RST" : "FIN");
+	return true;
+}

@@ -1,0 +1,311 @@
+/*
+ * exec_send.c - the harness's FPDUs: `send <msg>` built by the engine (DDP header, RDMAP body,
+ * markers, CRC, deliberate defects) and raw octets.
+ */
+#include "exec_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpa_markers.h"
+
+const ex_msg_type ex_msg_types[] = {
+	{"send", IW_OP_SEND, false, IW_QN_SEND},
+	{"send_se", IW_OP_SEND_SE, false, IW_QN_SEND},
+	{"send_inv", IW_OP_SEND_INV, false, IW_QN_SEND},
+	{"write", IW_OP_WRITE, true, -1},
+	{"read_req", IW_OP_READ_REQ, false, IW_QN_READ_REQ},
+	{"read_resp", IW_OP_READ_RESP, true, -1},
+	{"terminate", IW_OP_TERMINATE, false, IW_QN_TERMINATE},
+	{"ddp", IW_OP_SEND, false, IW_QN_SEND},
+};
+const size_t ex_nmsg_types = sizeof ex_msg_types / sizeof ex_msg_types[0];
+
+int ex_layer_value(const iw_arg *a)
+{
+	if (!a)
+		return -1;
+	if (a->type == IW_ARG_WORD && a->s) {
+		if (!strcmp(a->s, "rdmap"))
+			return IW_LAYER_RDMAP;
+		if (!strcmp(a->s, "ddp"))
+			return IW_LAYER_DDP;
+		if (!strcmp(a->s, "llp"))
+			return IW_LAYER_LLP;
+		return -2;
+	}
+	return (int)a->i;
+}
+
+/* The octet pattern `send <msg> size=N` sends, so `expect <msg> size=N` can check an echo;
+ * with fill=V every octet is V instead. */
+static uint8_t size_pattern(size_t i) { return (uint8_t)(i * 7 + 3); }
+
+uint8_t ex_payload_octet(const iw_step *s, size_t i)
+{
+	const iw_arg *f = iw_step_arg(s, "fill");
+	return f && !f->is_pattern_any ? (uint8_t)f->i : size_pattern(i);
+}
+
+/* marker_at=start|crc|end asserts where the harness's markers fall in the FPDU about to be sent,
+ * so a case that means "a marker between the pad and the CRC" cannot silently test something
+ * else; the message names the payload sizes that would do. */
+static bool check_marker_at(ctx *x, const iw_step *s, size_t ulpdu_len, size_t payload_len)
+{
+	const iw_arg *a = iw_step_arg(s, "marker_at");
+	if (!a || !a->s)
+		return true;
+	if (!x->h->tx.markers)
+		return ex_herror(x, "line %d: marker_at=%s, but the harness sends no markers on this connection (the DUT's "
+			      "frame has M=0: add `needs: markers`)", s->line, a->s);
+	size_t body = iw_fpdu_layout_of(ulpdu_len).body_len;
+	size_t at[IW_FPDU_MAX_MARKERS];
+	bool ends;
+	size_t n = iw_markers_offsets(x->h->tx.pos, body, at, IW_FPDU_MAX_MARKERS, &ends);
+	bool ok = false;
+	for (size_t i = 0; i < n && i < IW_FPDU_MAX_MARKERS; i++)
+		if ((!strcmp(a->s, "start") && at[i] == 0) || (!strcmp(a->s, "crc") && at[i] == body - 4))
+			ok = true;
+	if (!strcmp(a->s, "end"))
+		ok = ends;
+	if (ok)
+		return true;
+	char sizes[96] = "";
+	size_t o = 0, found = 0;
+	for (size_t p = payload_len > 600 ? payload_len - 600 : 0; p < payload_len + 600 && found < 4; p++) {
+		size_t ul = ulpdu_len - payload_len + p, b = iw_fpdu_layout_of(ul).body_len;
+		size_t m = iw_markers_offsets(x->h->tx.pos, b, at, IW_FPDU_MAX_MARKERS, &ends);
+		bool hit = !strcmp(a->s, "end") && ends;
+		for (size_t i = 0; i < m && i < IW_FPDU_MAX_MARKERS; i++)
+			hit |= (!strcmp(a->s, "start") && at[i] == 0) || (!strcmp(a->s, "crc") && at[i] == b - 4);
+		if (hit && o < sizeof sizes)
+			o += (size_t)snprintf(sizes + o, sizeof sizes - o, "%s%zu", found++ ? ", " : "", p);
+	}
+	return ex_herror(x, "line %d: marker_at=%s does not hold: this FPDU starts at stream offset %llu with a payload "
+		      "of %zu octets (payloads that would do: %s)", s->line, a->s, (unsigned long long)x->h->tx.pos,
+		      payload_len, found ? sizes : "none near");
+}
+
+/* A TO a case names for the reflector's buffer is an offset from the base TO it advertised
+ * (docs/case-language.md): devices register at a virtual address (siw ignores a requested
+ * zero base). Offsets that would pass 2^64 from that base stay as written: they are the TO-wrap
+ * stimuli (to=0xfffffffffffffff8), which need the absolute value. `buf` is the connection whose
+ * greeting named the buffer, NULL when the case gave its own STag. */
+static uint64_t buffer_to(const hconn *buf, uint64_t to)
+{
+	if (!buf || !buf->have_adv || to > UINT64_MAX - buf->adv_to)
+		return to;
+	return buf->adv_to + to;
+}
+
+bool ex_act_send_fpdu(ctx *x, const iw_step *s)
+{
+	if (!x->h->full_op) {
+		if (x->p->startup_frames && !x->h->sent_frame_valid)
+			return ex_herror(x, "line %d: an FPDU before any startup frame: send a Request or Reply first", s->line);
+		ex_enter_full_operation(x);
+	}
+	/* first_fpdu_delay: a declared workaround for a responder that loses an FPDU arriving right
+	 * after its Reply (docs/dut-config.md); MPA itself lets the initiator send at once. */
+	if (!x->h->sent_fpdu && x->dut_role == IW_ROLE_RESPONDER && x->o->dut.first_fpdu_delay_ms > 0 &&
+	    x->p->startup_frames) {
+		ex_note(x, "first_fpdu_delay: waiting %lld ms after the Reply before the first FPDU",
+		     (long long)x->o->dut.first_fpdu_delay_ms);
+		ex_sleep_ms(x->o->dut.first_fpdu_delay_ms);
+	}
+	x->h->sent_fpdu = true;
+	size_t ti = 0;
+	while (ti < ex_nmsg_types && strcmp(ex_msg_types[ti].word, s->word))
+		ti++;
+	if (ti == ex_nmsg_types)
+		return ex_herror(x, "line %d: unknown message '%s'", s->line, s->word);
+	/* stag_of=N: the STag connection N's reflector advertised (another stream's STag, DDP-10.3). */
+	const hconn *adv_of = NULL;
+	if (iw_step_arg(s, "stag_of")) {
+		int64_t n = ex_arg_i(s, "stag_of", 1);
+		if (n < 1 || n > x->nconns || !x->conns[n - 1].have_adv)
+			return ex_herror(x, "line %d: stag_of=%lld: connection %lld has not received the reflector's greeting",
+				      s->line, (long long)n, (long long)n);
+		adv_of = &x->conns[n - 1];
+	}
+	/* The message body. */
+	uint8_t body_fixed[64];
+	const uint8_t *body = NULL;
+	size_t body_len = 0;
+	uint8_t *owned = NULL;
+	const iw_arg *a;
+	if (ex_msg_types[ti].opcode == IW_OP_READ_REQ && strcmp(s->word, "ddp")) {
+		iw_read_req rr = {
+			.sink_stag = (uint32_t)ex_arg_i(s, "sink_stag", 0x2000), .sink_to = (uint64_t)ex_arg_i(s, "sink_to", 0),
+			.size = (uint32_t)ex_arg_i(s, "rsize", 0),
+			.src_stag = adv_of ? adv_of->adv_stag
+					   : (uint32_t)ex_arg_i(s, "src_stag", x->h->have_adv ? x->h->adv_stag : 0x1000),
+			.src_to = buffer_to(adv_of ? adv_of : iw_step_arg(s, "src_stag") ? NULL : x->h,
+					    (uint64_t)ex_arg_i(s, "src_to", 0)),
+		};
+		iw_read_req_encode(&rr, body_fixed);
+		body = body_fixed;
+		body_len = IW_RDMAP_READ_REQ_LEN;
+	} else if (ex_msg_types[ti].opcode == IW_OP_TERMINATE && strcmp(s->word, "ddp")) {
+		iw_terminate t;
+		int layer = ex_layer_value(iw_step_arg(s, "layer"));
+		iw_terminate_for(&t, layer < 0 ? IW_LAYER_RDMAP : layer, (int)ex_arg_i(s, "etype", 0),
+				 (int)ex_arg_i(s, "ecode", 0), NULL, 0);
+		iw_err e;
+		if (iw_terminate_encode(&t, body_fixed, sizeof body_fixed, &body_len, &e))
+			return ex_herror(x, "line %d: cannot encode the Terminate: %s", s->line, e.msg);
+		body = body_fixed;
+	}
+	if ((a = iw_step_arg(s, "data"))) {
+		body = a->bytes;
+		body_len = a->nbytes;
+	} else if ((a = iw_step_arg(s, "size"))) {
+		if (a->i < 0 || a->i > 16 << 20)
+			return ex_herror(x, "line %d: size %lld out of range", s->line, (long long)a->i);
+		owned = malloc((size_t)a->i + 1);
+		if (!owned)
+			return ex_herror(x, "out of memory");
+		for (int64_t i = 0; i < a->i; i++)
+			owned[i] = ex_payload_octet(s, (size_t)i);
+		body = owned;
+		body_len = (size_t)a->i;
+	}
+	/* The DDP header template. */
+	iw_ddp_hdr h;
+	memset(&h, 0, sizeof h);
+	h.tagged = ex_arg_i(s, "tagged", ex_msg_types[ti].tagged);
+	h.dv = (uint8_t)ex_arg_i(s, "dv", x->p->ddp_version);
+	h.rsvd = (uint8_t)ex_arg_i(s, "rsvd", 0);
+	unsigned opcode = (unsigned)ex_arg_i(s, "opcode", ex_msg_types[ti].opcode);
+	h.rsvdulp[0] = iw_rdmap_ctrl((unsigned)ex_arg_i(s, "rv", x->p->rdmap_version), opcode);
+	if ((a = iw_step_arg(s, "rsvdulp")) && a->nbytes) {
+		size_t n = a->nbytes > 5 ? 5 : a->nbytes;
+		memcpy(h.rsvdulp, a->bytes, n);
+	}
+	if ((a = iw_step_arg(s, "inv_stag")))
+		iw_rdmap_set_rsvd_word(&h, (uint32_t)a->i);
+	h.stag = (uint32_t)ex_arg_i(s, "stag", x->h->have_adv ? x->h->adv_stag : 0x1000);
+	if (adv_of)
+		h.stag = adv_of->adv_stag;
+	h.to = buffer_to(adv_of ? adv_of : iw_step_arg(s, "stag") ? NULL : x->h, (uint64_t)ex_arg_i(s, "to", 0));
+	int qn = ex_msg_types[ti].qn < 0 ? 0 : ex_msg_types[ti].qn;
+	h.qn = (uint32_t)ex_arg_i(s, "qn", qn);
+	uint32_t auto_msn = h.qn < 4 ? x->h->msn[h.qn] : 1;
+	h.msn = (uint32_t)ex_arg_i(s, "msn", auto_msn);
+	/* Only untagged messages take an MSN (DDP-6.3-08); a Write leaves QN 0's sequence alone. */
+	if (!iw_step_arg(s, "msn") && h.qn < 4 && !h.tagged)
+		x->h->msn[h.qn]++;
+	/* Segments: by mulpdu (default: one segment) in the given order. */
+	size_t mulpdu = (size_t)ex_arg_i(s, "mulpdu", 65535);
+	iw_ddp_segmenter seg;
+	iw_err e;
+	if (iw_ddp_seg_init(&seg, &h, body_len, mulpdu, &e)) {
+		free(owned);
+		return ex_herror(x, "line %d: %s", s->line, e.msg);
+	}
+	struct { iw_ddp_hdr h; size_t off, len; } segs[64];
+	size_t nseg = 0;
+	while (nseg < 64 && iw_ddp_seg_next(&seg, &segs[nseg].h, &segs[nseg].off, &segs[nseg].len))
+		nseg++;
+	const iw_arg *ord = iw_step_arg(s, "order");
+	size_t order[64];
+	size_t norder = nseg;
+	for (size_t i = 0; i < nseg; i++)
+		order[i] = i;
+	if (ord) {
+		norder = ord->nlist;
+		for (size_t i = 0; i < norder; i++) {
+			if (ord->list[i] < 0 || (size_t)ord->list[i] >= nseg) {
+				free(owned);
+				return ex_herror(x, "line %d: order names segment %lld; the message has %zu", s->line,
+					      (long long)ord->list[i], nseg);
+			}
+			order[i] = (size_t)ord->list[i];
+		}
+	}
+	iw_fpdu_mods mods;
+	memset(&mods, 0, sizeof mods);
+	if ((a = iw_step_arg(s, "length")))
+		mods.set_length = true, mods.ulpdu_length = (uint16_t)a->i;
+	if ((a = iw_step_arg(s, "crc")))
+		mods.set_crc = true, mods.crc_value = (uint32_t)a->i;
+	if ((a = iw_step_arg(s, "crc_order")) && a->s && !strcmp(a->s, "be"))
+		mods.crc_big_endian = true;
+	mods.crc_xor = (uint32_t)ex_arg_i(s, "crc_xor", 0);
+	if ((a = iw_step_arg(s, "corrupt")))
+		mods.corrupt = true, mods.corrupt_at = (size_t)a->i;
+	mods.pad_fill = (uint8_t)ex_arg_i(s, "pad_fill", 0);
+	mods.marker_reserved = (uint16_t)ex_arg_i(s, "marker_reserved", 0);
+	mods.fpduptr_or = (uint16_t)ex_arg_i(s, "fpduptr_or", 0);
+	mods.fpduptr_delta = (int32_t)ex_arg_i(s, "fpduptr_delta", 0);
+	mods.no_markers = ex_arg_i(s, "no_markers", 0);
+	bool ok = true;
+	for (size_t k = 0; ok && k < norder; k++) {
+		const iw_ddp_hdr *sh = &segs[order[k]].h;
+		iw_ddp_hdr hh = *sh;
+		if (iw_step_arg(s, "last"))
+			hh.last = ex_arg_i(s, "last", hh.last);
+		if (iw_step_arg(s, "mo"))
+			hh.mo = (uint32_t)ex_arg_i(s, "mo", hh.mo);
+		uint8_t hb[IW_DDP_UNTAGGED_HDR_LEN];
+		size_t hl = 0;
+		iw_ddp_hdr_encode(&hh, hb, sizeof hb, &hl, &e);
+		size_t plen = segs[order[k]].len;
+		const uint8_t *pl = body ? body + segs[order[k]].off : NULL;
+		if (k == 0 && !check_marker_at(x, s, hl + plen, plen)) {
+			free(owned);
+			return false;
+		}
+		/* What a Terminate reporting this segment attaches (RFC 5040 §4.8). */
+		memcpy(x->h->last_hdr, hb, hl);
+		x->h->last_hdr_len = hl;
+		x->h->last_ulpdu_len = hl + plen;
+		if (!hh.tagged && hh.qn == IW_QN_READ_REQ && plen == IW_RDMAP_READ_REQ_LEN && pl) {
+			memcpy(x->h->last_rr, pl, IW_RDMAP_READ_REQ_LEN);
+			x->h->have_last_rr = true;
+		}
+		size_t cap = iw_mpa_tx_size(&x->h->tx, hl + plen) + 16;
+		uint8_t *out = malloc(cap);
+		size_t outlen = 0;
+		/* cut=N: the ULPDU is its first N octets, framed as a valid FPDU (A9: shorter than a DDP header). */
+		const iw_arg *cut = iw_step_arg(s, "cut");
+		size_t chl = hl, cpl = plen;
+		if (cut && (size_t)cut->i < hl + plen) {
+			chl = (size_t)cut->i < hl ? (size_t)cut->i : hl;
+			cpl = (size_t)cut->i - chl;
+		}
+		if (!out || iw_mpa_tx_fpdu(&x->h->tx, hb, chl, cpl ? pl : NULL, cpl, &mods, out, cap, &outlen, &e)) {
+			free(out);
+			ok = ex_herror(x, "line %d: cannot build the FPDU: %s", s->line, out ? e.msg : "no memory");
+			break;
+		}
+		if (hh.tagged)
+			iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "fpdu", out, outlen,
+				       "FPDU %s: DDP tagged L=%d DV=%u STag=0x%x TO=0x%llx, %zu payload octets%s", s->word,
+				       hh.last, hh.dv, hh.stag, (unsigned long long)hh.to, plen,
+				       mods.crc_xor || mods.corrupt || mods.crc_big_endian || mods.set_crc ? " (CRC defect)" : "");
+		else
+			iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "fpdu", out, outlen,
+				       "FPDU %s: DDP untagged L=%d DV=%u QN=%u MSN=%u MO=%u, %zu payload octets%s", s->word,
+				       hh.last, hh.dv, hh.qn, hh.msn, hh.mo, plen,
+				       mods.crc_xor || mods.corrupt || mods.crc_big_endian || mods.set_crc ? " (CRC defect)" : "");
+		ex_model_feed(x, out, outlen);
+		ok = ex_send_cut(x, out, outlen);
+		free(out);
+	}
+	free(owned);
+	return ok;
+}
+
+bool ex_act_send_raw(ctx *x, const iw_step *s)
+{
+	const iw_arg *a = iw_step_arg(s, "data");
+	if (!a)
+		return ex_herror(x, "line %d: send raw needs data", s->line);
+	iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "raw", a->bytes, a->nbytes, "%zu raw octets", a->nbytes);
+	ex_model_feed(x, a->bytes, a->nbytes);
+	if (x->h->full_op)
+		iw_mpa_tx_skip(&x->h->tx, a->nbytes);
+	return ex_send_cut(x, a->bytes, a->nbytes);
+}

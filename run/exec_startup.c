@@ -1,0 +1,134 @@
+/*
+ * exec_startup.c - `startup` (a connection taken through the profile's startup to the reflector's
+ * greeting and an echo) and `expect alive`, built from the same steps a case could write.
+ */
+#include "exec_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Steps the harness makes up itself (startup, liveness, as-model), with their arguments. */
+void ex_st_init(iw_step *st, enum iw_step_kind k, const char *word, int line)
+{
+	memset(st, 0, sizeof *st);
+	st->kind = k;
+	st->line = line;
+	snprintf(st->word, sizeof st->word, "%s", word);
+}
+
+void ex_st_int(iw_step *st, const char *name, int64_t v, enum iw_arg_type type)
+{
+	if (st->nargs == IW_CASE_MAX_ARGS)
+		return;
+	iw_arg *a = &st->args[st->nargs++];
+	snprintf(a->name, sizeof a->name, "%s", name);
+	a->type = type;
+	a->i = v;
+}
+
+static void st_bytes(iw_step *st, const char *name, const uint8_t *b, size_t n)
+{
+	if (st->nargs == IW_CASE_MAX_ARGS)
+		return;
+	iw_arg *a = &st->args[st->nargs++];
+	snprintf(a->name, sizeof a->name, "%s", name);
+	a->type = IW_ARG_BYTES;
+	a->bytes = (uint8_t *)b;        /* not owned: synthetic steps are never freed */
+	a->nbytes = n;
+}
+
+/* Takes the just-opened current connection to full operation the way the role and profile say
+ * (MR §6.1; none under culley-mpa-02), then sends one Send and takes the reflector's greeting
+ * and its echo: from here on the case's connections look the same in every profile and role
+ * (the harness's next MSN on QN 0 is 2, the DUT's is 3). */
+bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
+{
+	iw_step st;
+	bool ok = true;
+	if (x->p->startup_frames) {
+		if (x->dut_role == IW_ROLE_RESPONDER) {
+			ex_st_init(&st, IW_STEP_SEND_REQUEST, "request", line);
+			ex_st_int(&st, "m", m, IW_ARG_INT);
+			ex_st_int(&st, "c", c, IW_ARG_INT);
+			ok = ex_act_send_frame(x, &st, IW_MPA_REQUEST);
+			ex_st_init(&st, IW_EXPECT_REPLY, "reply", line);
+			ex_st_int(&st, "r", 0, IW_ARG_INT);
+			ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+			ok = ok && ex_exp_frame(x, &st, IW_MPA_REPLY);
+		} else {
+			ex_st_init(&st, IW_EXPECT_REQUEST, "request", line);
+			ex_st_int(&st, "r", 0, IW_ARG_INT);
+			ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+			ok = ex_exp_frame(x, &st, IW_MPA_REQUEST);
+			ex_st_init(&st, IW_STEP_SEND_REPLY, "reply", line);
+			ex_st_int(&st, "m", m, IW_ARG_INT);
+			ex_st_int(&st, "c", c, IW_ARG_INT);
+			ok = ok && ex_act_send_frame(x, &st, IW_MPA_REPLY);
+			if (ok && x->h->got_frame_valid)
+				ex_enter_full_operation(x);
+		}
+	}
+	/* An initiator DUT greets first: the harness, as responder, may send no FPDU before it has
+	 * received one (MPA-6.1-R4; siw resets a connection whose Reply is followed at once by an
+	 * FPDU). A responder DUT greets after the harness's first Send. */
+	static const uint8_t hello[] = STARTUP_PAYLOAD;
+	bool dut_first = x->dut_role == IW_ROLE_INITIATOR;
+	ex_st_init(&st, IW_EXPECT_FPDU, "greeting", line);
+	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	ok = ok && (!dut_first || ex_exp_message(x, &st, false));
+	ex_st_init(&st, IW_STEP_SEND_FPDU, "send", line);
+	st_bytes(&st, "data", hello, sizeof hello - 1);
+	ok = ok && ex_act_send_fpdu(x, &st);
+	ex_st_init(&st, IW_EXPECT_FPDU, "greeting", line);
+	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	ok = ok && (dut_first || ex_exp_message(x, &st, false));
+	ex_st_init(&st, IW_EXPECT_FPDU, "send", line);
+	st_bytes(&st, "data", hello, sizeof hello - 1);
+	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	ok = ok && ex_exp_message(x, &st, false);
+	if (!ok && x->failed && !x->harness_error) {
+		char r[sizeof x->r->reason];
+		snprintf(r, sizeof r, "startup (line %d) did not reach full operation with the reflector: %.900s", line,
+			 x->r->reason);
+		memcpy(x->r->reason, r, sizeof r);
+	}
+	return ok;
+}
+
+int ex_startup_m(const ctx *x, const iw_step *s) { return (int)ex_arg_i(s, "m", x->o->frame_markers ? 1 : 0); }
+int ex_startup_c(const ctx *x, const iw_step *s) { return (int)ex_arg_i(s, "c", x->o->frame_no_crc ? 0 : 1); }
+
+/* Liveness: a fresh connection still completes startup (the case's connections are left alone);
+ * with the reflector it must also greet and echo: the DUT still works, not only listens. */
+bool ex_exp_alive(ctx *x, const iw_step *s)
+{
+	int64_t deadline = ex_within_deadline(x, s);
+	hconn *saved = x->h;
+	hconn probe;
+	memset(&probe, 0, sizeof probe);
+	probe.fd = -1;
+	bool ok = ex_open_into(x, &probe, x->nconns + 1, (deadline - ex_now_us()) / 1000, 0);
+	bool reflector = (x->c->needs & IW_CAP_REFLECTOR) && x->o->dut.reflector;
+	if (ok && reflector) {
+		ok = ex_startup_conn(x, (deadline - ex_now_us()) / 1000, ex_startup_m(x, s), ex_startup_c(x, s), s->line);
+		if (!ok && !x->harness_error)
+			snprintf(x->fail_req, sizeof x->fail_req, "MPA-6.1-R2a");
+	} else if (ok && x->p->startup_frames) {
+		iw_step st;
+		memset(&st, 0, sizeof st);
+		st.line = s->line;
+		if (x->dut_role == IW_ROLE_RESPONDER) {
+			ok = ex_act_send_frame(x, &st, IW_MPA_REQUEST) && ex_exp_frame(x, &st, IW_MPA_REPLY);
+		} else {
+			ok = ex_exp_frame(x, &st, IW_MPA_REQUEST) && ex_act_send_frame(x, &st, IW_MPA_REPLY);
+		}
+		if (!ok && !x->harness_error)
+			snprintf(x->fail_req, sizeof x->fail_req, "MPA-6.1-R2a");
+	}
+	ex_hconn_free(&probe);
+	x->h = saved;
+	if (ok)
+		ex_note(x, reflector ? "liveness probe: a fresh connection completed startup, greeted and echoed"
+				  : "liveness probe: a fresh connection completed startup");
+	return ok;
+}

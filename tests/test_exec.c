@@ -1,0 +1,252 @@
+/*
+ * test_exec.c - the executor on its own (run/exec_*.c): a case runs against a scripted DUT on
+ * loopback that answers with recorded octets, and the verdict and the requirement it rests on
+ * are checked. The octets are built by the engine and then changed where a test needs a
+ * defect, so each test says which octet makes the difference.
+ */
+#include "check.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "case.h"
+#include "crc32c.h"
+#include "ddp.h"
+#include "driver.h"
+#include "iw_conn.h"
+#include "mpa_fpdu.h"
+#include "mpa_frame.h"
+#include "rdmap.h"
+#include "runner.h"
+
+/* A DUT that reads the harness's Request, answers with `reply`, then, once the harness has sent
+ * anything more, with `after`; it then reads until the harness closes. */
+typedef struct scripted_dut {
+	int lfd;
+	uint16_t port;
+	uint8_t reply[64], after[256];
+	size_t reply_len, after_len;
+	pthread_t th;
+} scripted_dut;
+
+/* Reads whatever arrives within ms; -1 on EOF or error. */
+static ssize_t read_some(int fd, int ms)
+{
+	struct pollfd pf = {.fd = fd, .events = POLLIN};
+	if (poll(&pf, 1, ms) <= 0)
+		return 0;
+	uint8_t b[4096];
+	ssize_t n = read(fd, b, sizeof b);
+	return n > 0 ? n : -1;
+}
+
+static void *dut_main(void *arg)
+{
+	scripted_dut *d = arg;
+	int fd = accept(d->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	size_t got = 0;
+	while (got < IW_MPA_FRAME_HDR_LEN) {
+		ssize_t n = read_some(fd, 2000);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (write(fd, d->reply, d->reply_len) != (ssize_t)d->reply_len)
+		goto out;
+	if (d->after_len) {
+		if (read_some(fd, 2000) > 0 && write(fd, d->after, d->after_len) != (ssize_t)d->after_len)
+			goto out;
+	}
+	while (read_some(fd, 3000) > 0)
+		;
+out:
+	close(fd);
+	return NULL;
+}
+
+static void dut_start(scripted_dut *d)
+{
+	d->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	CHECK(bind(d->lfd, (struct sockaddr *)&a, sizeof a) == 0);
+	CHECK(listen(d->lfd, 1) == 0);
+	socklen_t al = sizeof a;
+	CHECK(getsockname(d->lfd, (struct sockaddr *)&a, &al) == 0);
+	d->port = ntohs(a.sin_port);
+	CHECK(pthread_create(&d->th, NULL, dut_main, d) == 0);
+}
+
+static void dut_stop(scripted_dut *d)
+{
+	pthread_join(d->th, NULL);
+	close(d->lfd);
+}
+
+/* An rfc5044 Reply with C=1, R=0 and no private data, as a conforming responder sends it. */
+static size_t good_reply(uint8_t *out, size_t cap)
+{
+	iw_mpa_frame f;
+	iw_mpa_frame_init(&f, iw_profile_get(IW_PROFILE_RFC5044), IW_MPA_REPLY);
+	f.c = true;
+	size_t n = 0;
+	CHECK_EQ(iw_mpa_frame_encode(&f, out, cap, &n, NULL), IW_OK);
+	return n;
+}
+
+/* One Send FPDU (QN 0, MSN 1, L=1) carrying payload, CRC on, no markers. */
+static size_t send_fpdu(const char *payload, uint8_t *out, size_t cap)
+{
+	const iw_profile *p = iw_profile_get(IW_PROFILE_RFC5044);
+	iw_ddp_hdr h = {.tagged = false, .last = true, .dv = p->ddp_version, .qn = IW_QN_SEND, .msn = 1, .mo = 0};
+	h.rsvdulp[0] = iw_rdmap_ctrl(p->rdmap_version, IW_OP_SEND);
+	uint8_t hdr[IW_DDP_UNTAGGED_HDR_LEN];
+	size_t hl;
+	CHECK_EQ(iw_ddp_hdr_encode(&h, hdr, sizeof hdr, &hl, NULL), IW_OK);
+	iw_mpa_tx tx;
+	iw_mpa_tx_init(&tx, p, false, true);
+	size_t n = 0;
+	CHECK_EQ(iw_mpa_tx_fpdu(&tx, hdr, hl, (const uint8_t *)payload, strlen(payload), NULL, out, cap, &n, NULL),
+		 IW_OK);
+	return n;
+}
+
+/* Runs the case text against d and returns the result in r (free with iw_run_free(run)). */
+static void run_against(scripted_dut *d, const char *text, iw_run *run)
+{
+	iw_case *c = NULL;
+	iw_err e;
+	CHECK_EQ(iw_case_parse(text, strlen(text), "test_exec.iwt", &c, &e), IW_OK);
+	iw_run_opts o;
+	memset(&o, 0, sizeof o);
+	iw_dut_config_default(&o.dut);
+	char dut[64];
+	snprintf(dut, sizeof dut, "tcp:127.0.0.1:%u", d->port);
+	CHECK_EQ(iw_dut_config_set(&o.dut, "dut", dut, &e), IW_OK);
+	o.dut.profile = iw_profile_get(IW_PROFILE_RFC5044);
+	o.dut.role = IW_ROLE_RESPONDER;
+	o.dut.case_timeout_ms = 5000;
+	o.seed = 1;
+	iw_driver *drv = NULL;
+	CHECK_EQ(iw_driver_open(&drv, &o.dut, &e), IW_OK);
+	memset(run, 0, sizeof *run);
+	run->cases = calloc(1, sizeof *run->cases);
+	run->ncases = run->capcases = 1;
+	iw_case_result *r = &run->cases[0];
+	iw_result_set_case(r, c);
+	r->verdict = IW_PASS;
+	if (drv)
+		iw_exec_case(c, o.dut.profile, IW_ROLE_RESPONDER, &o, drv, r);
+	iw_driver_close(drv);
+	iw_case_free(c);
+}
+
+static const char *STARTUP_CASE = "id: test.exec.reply\n"
+				  "title: a Reply judged\n"
+				  "requirement: MPA-6.1-R4 MUST\n"
+				  "requirement: MPA-6.1.1-05 MUST\n"
+				  "role: responder\n"
+				  "\n"
+				  "connect\n"
+				  "send request\n"
+				  "expect reply key=reply r=0 res=0 c=1\n"
+				  "expect silence 300ms\n";
+
+TEST(exec_conforming_reply_passes)
+{
+	scripted_dut d = {0};
+	d.reply_len = good_reply(d.reply, sizeof d.reply);
+	dut_start(&d);
+	iw_run run;
+	run_against(&d, STARTUP_CASE, &run);
+	dut_stop(&d);
+	CHECK_STR(iw_verdict_name(run.cases[0].verdict), "PASS");
+	iw_run_free(&run);
+}
+
+TEST(exec_reply_with_res_bits_fails_on_mpa_6_1_1_05)
+{
+	scripted_dut d = {0};
+	d.reply_len = good_reply(d.reply, sizeof d.reply);
+	iw_mpa_frame_set_flags(d.reply, iw_mpa_frame_flags(d.reply) | 0x01); /* one Res bit */
+	dut_start(&d);
+	iw_run run;
+	run_against(&d, STARTUP_CASE, &run);
+	dut_stop(&d);
+	CHECK_STR(iw_verdict_name(run.cases[0].verdict), "FAIL");
+	CHECK_STR(run.cases[0].failed_req, "MPA-6.1.1-05");
+	iw_run_free(&run);
+}
+
+TEST(exec_fpdu_before_any_from_the_harness_fails_rule_4)
+{
+	/* A responder that sends an FPDU right after its Reply breaks MPA-6.1-R4; the silence
+	 * expectation sees it. */
+	scripted_dut d = {0};
+	d.reply_len = good_reply(d.reply, sizeof d.reply);
+	d.reply_len += send_fpdu("early", d.reply + d.reply_len, sizeof d.reply - d.reply_len);
+	dut_start(&d);
+	iw_run run;
+	run_against(&d, STARTUP_CASE, &run);
+	dut_stop(&d);
+	CHECK_STR(iw_verdict_name(run.cases[0].verdict), "FAIL");
+	CHECK_STR(run.cases[0].failed_req, "MPA-6.1-R4");
+	iw_run_free(&run);
+}
+
+static const char *ECHO_CASE = "id: test.exec.echo\n"
+			       "title: an echo judged as a data source's FPDU\n"
+			       "requirement: MPA-4-02 MUST\n"
+			       "requirement: MPA-5.2-11 MUST\n"
+			       "role: responder\n"
+			       "\n"
+			       "connect\n"
+			       "send request\n"
+			       "expect reply\n"
+			       "send send data=\"abcde\"\n"
+			       "expect send data=\"abcde\" msn=1\n";
+
+TEST(exec_echo_judged_frame_by_frame)
+{
+	/* "abcde": ULPDU 23, so 3 pad octets, then the CRC. */
+	struct {
+		const char *what;
+		size_t octet;           /* offset into the FPDU to change, SIZE_MAX for none */
+		bool fix_crc;           /* recompute the CRC after the change */
+		const char *verdict, *req;
+	} t[] = {
+		{"clean", SIZE_MAX, false, "PASS", ""},
+		{"a pad octet set, CRC over it", 2 + 23, true, "FAIL", "MPA-4-02"},
+		{"a payload octet changed, CRC left", 2 + 18, false, "FAIL", "MPA-5.2-11"},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		scripted_dut d = {0};
+		d.reply_len = good_reply(d.reply, sizeof d.reply);
+		d.after_len = send_fpdu("abcde", d.after, sizeof d.after);
+		CHECK_EQ(d.after_len, 32u);
+		if (t[i].octet != SIZE_MAX) {
+			d.after[t[i].octet] ^= 0x5a;
+			if (t[i].fix_crc) {
+				uint32_t crc = iw_crc32c(d.after, d.after_len - 4);
+				for (int k = 0; k < 4; k++)
+					d.after[d.after_len - 4 + (size_t)k] = (uint8_t)(crc >> (8 * k));
+			}
+		}
+		dut_start(&d);
+		iw_run run;
+		run_against(&d, ECHO_CASE, &run);
+		dut_stop(&d);
+		if (strcmp(iw_verdict_name(run.cases[0].verdict), t[i].verdict) || strcmp(run.cases[0].failed_req, t[i].req))
+			printf("  %s: %s [%s] %s\n", t[i].what, iw_verdict_name(run.cases[0].verdict),
+			       run.cases[0].failed_req, run.cases[0].reason);
+		CHECK_STR(iw_verdict_name(run.cases[0].verdict), t[i].verdict);
+		CHECK_STR(run.cases[0].failed_req, t[i].req);
+		iw_run_free(&run);
+	}
+}
