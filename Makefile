@@ -33,6 +33,7 @@ OPT      ?= -O2 -g
 #   capture/  files in and out: pcap read/write, hex input, atomic writes, `decode`
 #   case/     the .iwt case language: parser, schema, the catalog of cases/
 #   drivers/  the DUT backends behind driver.h, and the built-in DUT
+#   verify/   judging the DUT's octets (one judge for the runner and the network fuzzer)
 #   run/      the runner and the executor of a case's steps, the verdict and the result
 #   reports/  what a run leaves: JSON, JUnit, HTML, pcaps, baselines, provenance
 #   netfuzz/  the network fuzzer: generation, minimisation, output
@@ -42,11 +43,12 @@ LAYERS_engine  := engine
 LAYERS_capture := engine capture
 LAYERS_case    := engine case
 LAYERS_drivers := engine drivers
-LAYERS_run     := engine capture case drivers run
-LAYERS_reports := engine capture case drivers run reports
-LAYERS_netfuzz := engine capture case drivers run reports netfuzz
+LAYERS_verify  := engine verify
+LAYERS_run     := engine capture case drivers verify run
+LAYERS_reports := engine capture case drivers verify run reports
+LAYERS_netfuzz := engine capture case drivers verify run reports netfuzz
 LAYERS_vectors := engine capture reports vectors
-LAYERS_ALL     := engine capture case drivers run reports netfuzz vectors cli
+LAYERS_ALL     := engine capture case drivers verify run reports netfuzz vectors cli
 # The include path of a source file: its folder's layers; tests, fuzz targets and benchmarks see all.
 layer_inc = $(addprefix -I,$(or $(LAYERS_$(firstword $(subst /, ,$(1)))),$(LAYERS_ALL)))
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) \

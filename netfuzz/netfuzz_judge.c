@@ -15,6 +15,7 @@
  *  - the reflector may greet (one 16-octet Send first, docs/reflector.md) once it may speak.
  */
 #include "netfuzz_judge.h"
+#include "verify.h"
 #include "reflector_greeting.h"
 
 #include <stdarg.h>
@@ -77,8 +78,8 @@ bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, 
 	out->partial = false;
 	iw_mpa_rx_init(d->rx, p, markers, crc);
 	nf_msgrec cur;
-	bool in_msg = false;
-	uint32_t next_msn[4] = {1, 1, 1, 1};
+	iw_source src; /* the DUT as a data source (verify.h), the same judge as the runner's */
+	iw_source_init(&src);
 	while (n) {
 		size_t used = 0;
 		iw_violation v;
@@ -86,31 +87,16 @@ bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, 
 		b += used;
 		n -= used;
 		if (st == IW_RX_ERROR) {
-			nf_find(f, NF_F_STREAM, v.req, false, "the DUT's stream is invalid at offset %llu: %s [%s]",
+			nf_find(f, NF_F_STREAM, iw_verify_stream_req(&v), false, "the DUT's stream is invalid at offset %llu: %s [%s]",
 				(unsigned long long)v.offset, v.detail, iw_error_name(v.layer, v.etype, v.ecode));
 			return false;
 		}
 		if (st != IW_RX_FPDU)
 			break;
 		const iw_fpdu *fp = d->fp;
-		if (fp->notes & IW_NOTE_PAD_NONZERO) {
-			nf_find(f, NF_F_STREAM, "MPA-4-02", false, "the DUT's FPDU at %llu has non-zero pad octets",
-				(unsigned long long)fp->start);
-			return false;
-		}
-		if (fp->notes & IW_NOTE_MARKER_RESERVED) {
-			nf_find(f, NF_F_STREAM, "MPA-4.1-02", false, "a DUT marker in the FPDU at %llu has RESERVED set",
-				(unsigned long long)fp->start);
-			return false;
-		}
-		if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS) {
-			nf_find(f, NF_F_STREAM, "MPA-5.1-05", false, "a DUT marker in the FPDU at %llu has FPDUPTR low bits set",
-				(unsigned long long)fp->start);
-			return false;
-		}
-		if (fp->ulpdu_length > IW_MPA_MULPDU_MAX) {
-			nf_find(f, NF_F_STREAM, "MPA-3.2-04", false, "the DUT sent a ULPDU of %u octets, more than 64768",
-				fp->ulpdu_length);
+		iw_check chk;
+		if (!iw_verify_fpdu(fp, &chk) || !iw_verify_ulpdu_size(fp, &chk)) {
+			nf_find(f, NF_F_STREAM, chk.req, false, "%s", chk.detail);
 			return false;
 		}
 		iw_rdmap_msg m;
@@ -119,16 +105,12 @@ bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, 
 				(unsigned long long)fp->start, v.detail);
 			return false;
 		}
-		if (m.ddp.dv != p->ddp_version) {
-			nf_find(f, NF_F_STREAM, "DDP-6.1-09", false, "the DUT's DDP version is %u, %u required", m.ddp.dv,
-				p->ddp_version);
+		bool first = !src.in_msg;
+		if (!iw_verify_segment(&src, p, &m, &chk)) {
+			nf_find(f, NF_F_STREAM, chk.req, false, "%s", chk.detail);
 			return false;
 		}
-		if (m.ddp.rsvd) {
-			nf_find(f, NF_F_STREAM, "DDP-6.1-08", false, "the DUT set DDP reserved bits 0x%x", m.ddp.rsvd);
-			return false;
-		}
-		if (!in_msg) {
+		if (first) {
 			memset(&cur, 0, sizeof cur);
 			cur.opcode = m.opcode;
 			cur.tagged = m.ddp.tagged;
@@ -137,36 +119,6 @@ bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, 
 			cur.qn = m.ddp.qn;
 			cur.msn = m.ddp.msn;
 			cur.off = (uint32_t)out->data_len;
-			in_msg = true;
-			if (!m.ddp.tagged && m.ddp.qn < 4) {
-				if (m.ddp.msn != next_msn[m.ddp.qn]) {
-					nf_find(f, NF_F_STREAM, next_msn[m.ddp.qn] == 1 ? "DDP-6.3-09" : "DDP-6.3-08", false,
-						"the DUT's message on QN %u has MSN %u, %u expected", m.ddp.qn, m.ddp.msn,
-						next_msn[m.ddp.qn]);
-					return false;
-				}
-				next_msn[m.ddp.qn]++;
-			}
-		} else if (m.ddp.tagged != cur.tagged || m.opcode != cur.opcode) {
-			nf_find(f, NF_F_STREAM, "DDP-6.1-03", false, "a new %s began before the DUT's %s ended with L=1",
-				iw_rdmap_op(m.opcode)->name, iw_rdmap_op(cur.opcode)->name);
-			return false;
-		} else if (m.ddp.tagged && (m.ddp.stag != cur.stag || m.ddp.to != cur.to + cur.len)) {
-			nf_find(f, NF_F_STREAM, m.ddp.stag != cur.stag ? "DDP-6.2-08" : "DDP-7.2-07", false,
-				"segment %zu of the DUT's tagged message has STag 0x%x TO 0x%llx (expected 0x%x, 0x%llx)",
-				cur.nseg + 1, m.ddp.stag, (unsigned long long)m.ddp.to, cur.stag,
-				(unsigned long long)(cur.to + cur.len));
-			return false;
-		} else if (!m.ddp.tagged && (m.ddp.qn != cur.qn || m.ddp.msn != cur.msn)) {
-			nf_find(f, NF_F_STREAM, m.ddp.qn != cur.qn ? "DDP-6.3-07" : "DDP-6.3-11", false,
-				"QN or MSN changed within the DUT's message (%u/%u then %u/%u)", cur.qn, cur.msn, m.ddp.qn,
-				m.ddp.msn);
-			return false;
-		}
-		if (!m.ddp.tagged && m.ddp.mo != cur.len) {
-			nf_find(f, NF_F_STREAM, "DDP-7.2-05", false, "segment %zu of the DUT's message has MO %u, expected %u",
-				cur.nseg + 1, m.ddp.mo, cur.len);
-			return false;
 		}
 		bool keep = !cur.tagged;
 		if (keep && !keep_data(out, m.payload, m.payload_len))
@@ -174,7 +126,6 @@ bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, 
 		cur.len += (uint32_t)m.payload_len;
 		cur.nseg++;
 		if (m.ddp.last) {
-			in_msg = false;
 			cur.end = d->rx->pos;
 			if (out->n < NF_MAX_MSGS)
 				out->m[out->n++] = cur;
@@ -182,7 +133,7 @@ bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, 
 				out->dropped++;
 		}
 	}
-	out->partial = in_msg || iw_mpa_rx_partial(d->rx) || n > 0;
+	out->partial = src.in_msg || iw_mpa_rx_partial(d->rx) || n > 0;
 	return true;
 }
 

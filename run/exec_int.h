@@ -25,6 +25,7 @@
 #include "mpa_rx.h"
 #include "rdmap.h"
 #include "runner.h"
+#include "verify.h"
 
 #define RX_LIMIT (4u << 20)         /* octets kept from the DUT in one connection */
 #define DEFAULT_WITHIN_MS 5000
@@ -84,7 +85,7 @@ typedef struct hconn {
 	uint8_t *pend;
 	size_t pend_len, pend_cap;
 	/* data source checks of the DUT's messages */
-	uint32_t dut_msn[3];        /* next MSN expected per QN (DDP-6.3-08/09) */
+	iw_source src;              /* the DUT as a data source: MSNs, the message being received */
 	uint32_t mss;               /* TCP_MAXSEG of the socket: the EMSS for the MULPDU bound */
 	bool mss_advertised;        /* the case chose the MSS (mss=): the DUT's ULPDUs are held to it */
 	size_t dut_markers;         /* markers seen and checked in the DUT's FPDUs */

@@ -29,8 +29,7 @@ static void hconn_reset(hconn *h)
 	h->sent_fpdu = false;
 	for (int i = 0; i < 4; i++)
 		h->msn[i] = 1; /* the first MSN on every queue is 1 (DDP-6.3-09) */
-	for (int i = 0; i < 3; i++)
-		h->dut_msn[i] = 1;
+	iw_source_init(&h->src);
 	h->pre_len = 0;
 	h->pre_lost = false;
 	h->pend_len = 0;

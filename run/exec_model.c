@@ -98,8 +98,7 @@ static bool as_model_judge(ctx *x, const iw_step *s)
 			return ex_herror(x, "out of memory");
 		}
 		*rxs = *x->h->rx;
-		uint32_t msn_save[3];
-		memcpy(msn_save, x->h->dut_msn, sizeof msn_save);
+		iw_source src_save = x->h->src;
 		dut_msg dm;
 		bool ok = ex_read_message(x, deadline, "as-model", &dm, fp);
 		free(fp);
@@ -107,7 +106,7 @@ static bool as_model_judge(ctx *x, const iw_step *s)
 			/* Read it again as the Terminate expectation, with its code check and mappings. */
 			x->h->in_cur = save;
 			*x->h->rx = *rxs;
-			memcpy(x->h->dut_msn, msn_save, sizeof msn_save);
+			x->h->src = src_save;
 			free(rxs);
 			free(dm.data);
 			return ex_exp_message(x, &term, true) && ex_exp_close(x, &cl);
@@ -211,8 +210,7 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 		return ex_herror(x, "out of memory");
 	*saved = *x->h->rx;
 	bool saved_ready = x->h->rx_ready, saved_full = x->h->full_op;
-	uint32_t saved_msn[3];
-	memcpy(saved_msn, x->h->dut_msn, sizeof saved_msn);
+	iw_source saved_src = x->h->src;
 	size_t saved_markers = x->h->dut_markers;
 	char reasons[IW_CASE_MAX_ALTS][256];
 	size_t saved_maps = x->r->nmappings;
@@ -222,7 +220,7 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 		*x->h->rx = *saved;
 		x->h->rx_ready = saved_ready;
 		x->h->full_op = saved_full;
-		memcpy(x->h->dut_msn, saved_msn, sizeof saved_msn);
+		x->h->src = saved_src;
 		x->h->dut_markers = saved_markers;
 		x->failed = false;
 		bool ok = true;

@@ -90,15 +90,9 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 					       used < fp->wire_len ? used : fp->wire_len,
 					       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start,
 					       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked", ddp);
-				if (fp->notes & IW_NOTE_PAD_NONZERO)
-					return ex_fail(x, "MPA-4-02", "the DUT's FPDU at %llu has non-zero pad octets",
-						    (unsigned long long)fp->start);
-				if (fp->notes & IW_NOTE_MARKER_RESERVED)
-					return ex_fail(x, "MPA-4.1-02", "a DUT marker in the FPDU at %llu has RESERVED set",
-						    (unsigned long long)fp->start);
-				if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
-					return ex_fail(x, "MPA-5.1-05", "a DUT marker in the FPDU at %llu has FPDUPTR low bits set",
-						    (unsigned long long)fp->start);
+				iw_check chk;
+				if (!iw_verify_fpdu(fp, &chk))
+					return ex_fail(x, chk.req, "%s", chk.detail);
 				x->h->dut_markers += fp->nmarkers;
 				return true;
 			}
@@ -115,9 +109,7 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 					    x->h->rx->markers ? "lack the requested" : "carry unrequested",
 					    x->h->rx->markers ? "without" : "with", err.detail);
 			if (st == IW_RX_ERROR) {
-				/* The decoder speaks for a receiver; what the DUT broke is the sender's rule. */
-				const char *req = err.ecode == IW_MPA_E_CRC ? "MPA-5.2-11"
-						  : err.ecode == IW_MPA_E_MARKER ? "MPA-5.1-03" : err.req;
+				const char *req = iw_verify_stream_req(&err);
 				uint32_t c = fp->crc_computed;
 				uint32_t swapped = c >> 24 | (c >> 8 & 0xff00u) | (c << 8 & 0xff0000u) | c << 24;
 				bool be = err.ecode == IW_MPA_E_CRC && fp->crc_received == swapped;
@@ -167,6 +159,7 @@ static bool code_matches(ctx *x, const iw_step *s, const iw_terminate *t, char *
 bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw_fpdu *fp)
 {
 	memset(dm, 0, sizeof *dm);
+	x->h->src.in_msg = false; /* a read always waits for a message's first segment */
 	for (;;) {
 		if (!next_fpdu(x, deadline, fp, what))
 			return false;
@@ -174,67 +167,24 @@ bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw
 		iw_violation v;
 		if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v))
 			return ex_fail(x, v.req, "%s: the DUT sent an invalid RDMAP message: %s", what, v.detail);
-		if (m.ddp.dv != x->p->ddp_version)
-			return ex_fail(x, "DDP-6.1-09", "%s: the DUT's DDP version is %u, %u required", what, m.ddp.dv,
-				    x->p->ddp_version);
-		if (m.ddp.rsvd)
-			return ex_fail(x, "DDP-6.1-08", "%s: the DUT set DDP reserved bits 0x%x", what, m.ddp.rsvd);
-		if (fp->ulpdu_length > IW_MPA_MULPDU_MAX)
-			return ex_fail(x, "MPA-3.2-04", "%s: the DUT sent a ULPDU of %u octets, more than 64768", what,
-				    fp->ulpdu_length);
+		iw_check chk;
+		if (!iw_verify_ulpdu_size(fp, &chk))
+			return ex_fail(x, chk.req, "%s: %s", what, chk.detail);
 		/* MULPDU for the connection's EMSS, clamped to [128, 64768] (MPA-3.2-03, A7). */
 		if (x->h->mss && fp->ulpdu_length > iw_mulpdu(x->h->mss, x->h->rx->markers))
 			return ex_fail(x, x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02",
 				    "%s: the DUT sent a ULPDU of %u octets; MULPDU for EMSS %u %s markers is %u", what,
 				    fp->ulpdu_length, x->h->mss, x->h->rx->markers ? "with" : "without",
 				    iw_mulpdu(x->h->mss, x->h->rx->markers));
+		if (!iw_verify_segment(&x->h->src, x->p, &m, &chk))
+			return ex_fail(x, chk.req, "%s: %s", what, chk.detail);
 		if (dm->nseg == 0) {
 			dm->first = m.ddp;
 			dm->rv = m.rv;
 			dm->opcode = m.opcode;
 			dm->first_marker = fp->nmarkers && fp->markers[0].pos == fp->start;
 			dm->first_start = fp->start;
-			/* DDP-6.3-08/09: each queue's MSNs start at 1 and go up by one per message. */
-			if (!m.ddp.tagged && m.ddp.qn < 3) {
-				uint32_t want = x->h->dut_msn[m.ddp.qn];
-				if (m.ddp.msn != want)
-					return ex_fail(x, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08",
-						    "%s: the DUT's %s on QN %u has MSN %u, %u expected (%s)", what,
-						    iw_rdmap_op(m.opcode)->name, m.ddp.qn, m.ddp.msn, want,
-						    want == 1 ? "the first MSN is 1" : "one more than the previous message's");
-				x->h->dut_msn[m.ddp.qn] = want + 1;
-			}
-			/* RFC 5040: a Send's RsvdULP after the control octet is reserved, sent as zero. */
-			if ((m.opcode == IW_OP_SEND || m.opcode == IW_OP_SEND_SE || m.opcode == IW_OP_TERMINATE ||
-			     m.opcode == IW_OP_READ_REQ) &&
-			    iw_rdmap_rsvd_word(&m.ddp))
-				return ex_fail(x, "DDP-6.3-02", "%s: the DUT's %s has RDMAP reserved word 0x%08x in DDP header octets 2-5",
-					    what, iw_rdmap_op(m.opcode)->name, iw_rdmap_rsvd_word(&m.ddp));
-		} else if (m.ddp.tagged != dm->first.tagged || m.opcode != dm->opcode) {
-			return ex_fail(x, "DDP-6.1-03", "%s: a new %s began before the DUT's %s ended with L=1", what,
-				    iw_rdmap_op(m.opcode)->name, iw_rdmap_op(dm->opcode)->name);
-		} else if (m.ddp.tagged) {
-			if (m.ddp.stag != dm->first.stag)
-				return ex_fail(x, "DDP-6.2-08", "%s: STag changed within a message (0x%x then 0x%x)", what,
-					    dm->first.stag, m.ddp.stag);
-			if (m.ddp.to != dm->first.to + dm->len)
-				return ex_fail(x, "DDP-7.2-07", "%s: segment TO 0x%llx, expected initial TO + %zu = 0x%llx", what,
-					    (unsigned long long)m.ddp.to, dm->len, (unsigned long long)(dm->first.to + dm->len));
-			if (m.ddp.rsvdulp[0] != dm->first.rsvdulp[0])
-				return ex_fail(x, "DDP-6.2-04", "%s: RsvdULP changed within a tagged message", what);
-		} else {
-			if (m.ddp.qn != dm->first.qn)
-				return ex_fail(x, "DDP-6.3-07", "%s: QN changed within a message (%u then %u)", what,
-					    dm->first.qn, m.ddp.qn);
-			if (m.ddp.msn != dm->first.msn)
-				return ex_fail(x, "DDP-6.3-11", "%s: MSN changed within a message (%u then %u)", what,
-					    dm->first.msn, m.ddp.msn);
-			if (memcmp(m.ddp.rsvdulp, dm->first.rsvdulp, 5))
-				return ex_fail(x, "DDP-6.3-04", "%s: RsvdULP changed within an untagged message", what);
 		}
-		if (!m.ddp.tagged && m.ddp.mo != dm->len)
-			return ex_fail(x, "DDP-7.2-05", "%s: segment %zu has MO %u, expected %zu (the octets before it)", what,
-				    dm->nseg + 1, m.ddp.mo, dm->len);
 		if (dm->len + m.payload_len > MSG_MAX)
 			return ex_fail(x, NULL, "%s: the DUT's message grows past %u octets without L=1", what, MSG_MAX);
 		uint8_t *nd = realloc(dm->data, dm->len + m.payload_len + 1);

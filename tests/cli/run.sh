@@ -132,6 +132,12 @@ contains "the capture conforms" "the harness as responder waits for the initiato
 lport=$((30000 + $$ % 20000))
 "$IWSPEC" serve --quiet --once --port $lport >/dev/null 2>&1 &
 spid=$!
+# Wait for the listener without connecting to it (a probe would use up --once).
+i=0
+while [ $i -lt 50 ] && ! ss -Hltn "sport = :$lport" 2>/dev/null | grep -q .; do
+	sleep 0.1
+	i=$((i + 1))
+done
 expect 1 "a DUT that stops listening" "$IWSPEC" run --dut tcp:127.0.0.1:$lport --cases mpa.startup.resp.pd-short-then-fin \
 	--no-progress --report "$tmp/gone"
 contains "FAIL  mpa.startup.resp.pd-short-then-fin" "liveness refused is a FAIL"

@@ -1,0 +1,145 @@
+/*
+ * test_verify.c - the verifiers on their own (verify/): recorded DUT octets, built by the
+ * engine and then broken in one field, go through the decoder and the verifiers, and each must
+ * come out on the requirement that field's rule carries.
+ */
+#include "check.h"
+
+#include "crc32c.h"
+#include "ddp.h"
+#include "mpa_fpdu.h"
+#include "mpa_rx.h"
+#include "rdmap.h"
+#include "verify.h"
+
+static const iw_profile *P(void) { return iw_profile_get(IW_PROFILE_RFC5044); }
+
+/* One untagged segment's ULPDU: header (QN, MSN, MO, L) then payload. */
+static size_t untagged(uint8_t *u, unsigned opcode, uint32_t qn, uint32_t msn, uint32_t mo, bool last, const char *pl)
+{
+	iw_ddp_hdr h = {.tagged = false, .last = last, .dv = P()->ddp_version, .qn = qn, .msn = msn, .mo = mo};
+	h.rsvdulp[0] = iw_rdmap_ctrl(P()->rdmap_version, opcode);
+	size_t n;
+	CHECK_EQ(iw_ddp_hdr_encode(&h, u, IW_DDP_UNTAGGED_HDR_LEN, &n, NULL), IW_OK);
+	memcpy(u + n, pl, strlen(pl));
+	return n + strlen(pl);
+}
+
+static size_t tagged(uint8_t *u, uint32_t stag, uint64_t to, bool last, const char *pl)
+{
+	iw_ddp_hdr h = {.tagged = true, .last = last, .dv = P()->ddp_version, .stag = stag, .to = to};
+	h.rsvdulp[0] = iw_rdmap_ctrl(P()->rdmap_version, IW_OP_WRITE);
+	size_t n;
+	CHECK_EQ(iw_ddp_hdr_encode(&h, u, IW_DDP_TAGGED_HDR_LEN, &n, NULL), IW_OK);
+	memcpy(u + n, pl, strlen(pl));
+	return n + strlen(pl);
+}
+
+/* Feeds a sequence of ULPDUs to a fresh source; returns the requirement of the first broken
+ * rule, or "" when every segment holds. */
+static const char *judge(uint8_t u[][64], const size_t *len, size_t n)
+{
+	static iw_check chk;
+	iw_source s;
+	iw_source_init(&s);
+	for (size_t i = 0; i < n; i++) {
+		iw_rdmap_msg m;
+		iw_violation v;
+		CHECK(iw_rdmap_parse(P(), u[i], len[i], &m, &v));
+		if (!iw_verify_segment(&s, P(), &m, &chk))
+			return chk.req;
+	}
+	return "";
+}
+
+TEST(verify_segments_of_a_conforming_source)
+{
+	uint8_t u[4][64];
+	size_t len[4];
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, "abcd");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 4, true, "efg");
+	len[2] = tagged(u[2], 7, 0x1000, false, "xy");
+	len[3] = tagged(u[3], 7, 0x1002, true, "z");
+	CHECK_STR(judge(u, len, 4), "");
+	/* The next Send on QN 0 must carry MSN 2. */
+	len[2] = untagged(u[2], IW_OP_SEND, 0, 2, 0, true, "h");
+	CHECK_STR(judge(u, len, 3), "");
+}
+
+TEST(verify_segment_rules_each_on_its_requirement)
+{
+	uint8_t u[2][64];
+	size_t len[2];
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 2, 0, true, "a");
+	CHECK_STR(judge(u, len, 1), "DDP-6.3-09"); /* the first MSN is 1 */
+
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, "abcd");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 3, true, "e");
+	CHECK_STR(judge(u, len, 2), "DDP-7.2-05"); /* MO 3 after 4 octets */
+
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 2, 4, true, "e");
+	CHECK_STR(judge(u, len, 2), "DDP-6.3-11"); /* MSN changed within the message */
+
+	len[0] = tagged(u[0], 7, 0x1000, false, "xy");
+	len[1] = tagged(u[1], 8, 0x1002, true, "z");
+	CHECK_STR(judge(u, len, 2), "DDP-6.2-08"); /* STag changed */
+	len[1] = tagged(u[1], 7, 0x1003, true, "z");
+	CHECK_STR(judge(u, len, 2), "DDP-7.2-07"); /* TO is not initial TO + 2 */
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 0, true, "z");
+	CHECK_STR(judge(u, len, 2), "DDP-6.1-03"); /* a Send began inside a Write */
+
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, true, "a");
+	u[0][0] |= 0x04; /* a reserved bit of the control octet */
+	CHECK_STR(judge(u, len, 1), "DDP-6.1-08");
+	u[0][0] &= (uint8_t)~0x04;
+	u[0][0] ^= 0x01; /* DV */
+	CHECK_STR(judge(u, len, 1), "DDP-6.1-09");
+	u[0][0] ^= 0x01;
+	u[0][IW_DDP_OFF_RSVDULP + 2] = 0x99; /* the RDMAP reserved word of a Send */
+	CHECK_STR(judge(u, len, 1), "DDP-6.3-02");
+}
+
+/* An FPDU decoded from octets the engine built, one octet then changed. */
+static iw_violation decode(uint8_t *fpdu, size_t n, iw_fpdu *fp, enum iw_rx_status *st)
+{
+	static iw_mpa_rx rx;
+	iw_mpa_rx_init(&rx, P(), false, true);
+	iw_violation v;
+	memset(&v, 0, sizeof v);
+	size_t used;
+	*st = iw_mpa_rx_push(&rx, fpdu, n, &used, fp, &v);
+	return v;
+}
+
+TEST(verify_fpdu_and_stream_requirements)
+{
+	uint8_t u[64], out[96];
+	size_t ul = untagged(u, IW_OP_SEND, 0, 1, 0, true, "abcde"); /* 23 octets: pad 3 */
+	iw_mpa_tx tx;
+	iw_mpa_tx_init(&tx, P(), false, true);
+	size_t n;
+	CHECK_EQ(iw_mpa_tx_fpdu(&tx, u, ul, NULL, 0, NULL, out, sizeof out, &n, NULL), IW_OK);
+	iw_fpdu fp;
+	enum iw_rx_status st;
+	iw_check chk;
+	decode(out, n, &fp, &st);
+	CHECK_EQ(st, IW_RX_FPDU);
+	CHECK(iw_verify_fpdu(&fp, &chk));
+	CHECK(iw_verify_ulpdu_size(&fp, &chk));
+
+	/* A pad octet set, the CRC recomputed over it: the FPDU decodes, the pad rule fails. */
+	out[2 + ul] = 0x63;
+	uint32_t crc = iw_crc32c(out, n - 4);
+	for (int k = 0; k < 4; k++)
+		out[n - 4 + (size_t)k] = (uint8_t)(crc >> (8 * k));
+	decode(out, n, &fp, &st);
+	CHECK_EQ(st, IW_RX_FPDU);
+	CHECK(!iw_verify_fpdu(&fp, &chk));
+	CHECK_STR(chk.req, "MPA-4-02");
+
+	/* A payload octet changed, the CRC left: the stream is refused, on the sender's CRC rule. */
+	out[2 + 18] ^= 0x20;
+	iw_violation v = decode(out, n, &fp, &st);
+	CHECK_EQ(st, IW_RX_ERROR);
+	CHECK_STR(iw_verify_stream_req(&v), "MPA-5.2-11");
+}

@@ -1,0 +1,71 @@
+/*
+ * verify.h - judging the DUT's octets: what the engine decodes, held to the rules a conforming
+ * sender keeps. The runner (run/exec_receive.c) and the network fuzzer (netfuzz/netfuzz_judge.c)
+ * both judge through these functions, so a DUT's FPDU breaks the same requirement, with the
+ * same words, wherever it is seen.
+ *
+ * Each check returns true when the rule holds, or false with the requirement ID and a sentence
+ * in *out; the caller turns that into its own verdict (a case's FAIL, a fuzzer's finding).
+ *
+ *   verify_mpa.c  one FPDU as MPA sent it (MPA-4-02, MPA-4.1-02, MPA-5.1-05, MPA-3.2-04), and a
+ *                 stream the decoder refused, as the sender's rule it broke (MPA-5.2-11, MPA-5.1-03)
+ *   verify_ddp.c  the DUT as a DDP data source, segment by segment: DV and reserved bits
+ *                 (DDP-6.1-08/09), MSNs per queue (DDP-6.3-08/09), the RDMAP reserved word
+ *                 (DDP-6.3-02), one message at a time (DDP-6.1-03), constant STag/QN/MSN/RsvdULP
+ *                 within a message (DDP-6.2-04/08, DDP-6.3-04/07/11), TO and MO progression
+ *                 (DDP-7.2-05/07)
+ */
+#ifndef IW_VERIFY_H
+#define IW_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddp.h"
+#include "iw_violation.h"
+#include "mpa_rx.h"
+#include "profile.h"
+#include "rdmap.h"
+
+/* A broken rule: its requirement ID (a static string) and what the DUT did. */
+typedef struct iw_check {
+	const char *req;
+	char detail[240];
+} iw_check;
+
+/* ---- verify_mpa.c ---- */
+
+/* The rules an FPDU the decoder accepted may still break as sent: zero pad octets, marker
+ * RESERVED zero and FPDUPTR a multiple of 4. */
+bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out);
+
+/* No ULPDU is longer than 64768 octets, whatever the MSS (MPA-3.2-04). */
+bool iw_verify_ulpdu_size(const iw_fpdu *fp, iw_check *out);
+
+/* The requirement a stream the decoder refused breaks on the sender's side: a CRC error is
+ * MPA-5.2-11 (the CRC the sender computes), a marker error MPA-5.1-03; anything else is the
+ * decoder's own requirement. */
+const char *iw_verify_stream_req(const iw_violation *err);
+
+/* ---- verify_ddp.c ---- */
+
+/* The sender's state the segment rules need: the next MSN per queue and the message being
+ * received. Zeroed by iw_source_init. */
+typedef struct iw_source {
+	uint32_t next_msn[4];       /* QN 0-3 */
+	bool in_msg;                /* a message has begun and not ended with L=1 */
+	iw_ddp_hdr first;           /* its first segment's header */
+	unsigned opcode;
+	size_t len;                 /* its payload octets so far */
+	size_t nseg;                /* its segments so far */
+} iw_source;
+
+void iw_source_init(iw_source *s);
+
+/* One DDP segment the DUT sent (m parsed by iw_rdmap_parse under profile p), judged against
+ * the message it continues or begins. On success the segment is taken into s (a message ends with its L=1
+ * segment); on failure s is left as it was. */
+bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m, iw_check *out);
+
+#endif

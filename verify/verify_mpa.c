@@ -1,0 +1,44 @@
+/*
+ * verify_mpa.c - an FPDU as its sender built it (MPA-4, MPA-4.1, MPA-5.1, MPA-3.2).
+ */
+#include "verify.h"
+
+#include <stdio.h>
+
+#include "iw_proto.h"
+
+static bool broken(iw_check *out, const char *req, const char *detail, unsigned long long at)
+{
+	out->req = req;
+	snprintf(out->detail, sizeof out->detail, detail, at);
+	return false;
+}
+
+bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out)
+{
+	unsigned long long at = (unsigned long long)fp->start;
+	if (fp->notes & IW_NOTE_PAD_NONZERO)
+		return broken(out, "MPA-4-02", "the DUT's FPDU at %llu has non-zero pad octets", at);
+	if (fp->notes & IW_NOTE_MARKER_RESERVED)
+		return broken(out, "MPA-4.1-02", "a DUT marker in the FPDU at %llu has RESERVED set", at);
+	if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
+		return broken(out, "MPA-5.1-05", "a DUT marker in the FPDU at %llu has FPDUPTR low bits set", at);
+	return true;
+}
+
+bool iw_verify_ulpdu_size(const iw_fpdu *fp, iw_check *out)
+{
+	if (fp->ulpdu_length > IW_MPA_MULPDU_MAX) {
+		out->req = "MPA-3.2-04";
+		snprintf(out->detail, sizeof out->detail, "the DUT sent a ULPDU of %u octets, more than %u",
+			 fp->ulpdu_length, IW_MPA_MULPDU_MAX);
+		return false;
+	}
+	return true;
+}
+
+const char *iw_verify_stream_req(const iw_violation *err)
+{
+	/* The decoder speaks for a receiver; what the DUT broke is the sender's rule. */
+	return err->ecode == IW_MPA_E_CRC ? "MPA-5.2-11" : err->ecode == IW_MPA_E_MARKER ? "MPA-5.1-03" : err->req;
+}
