@@ -75,7 +75,7 @@ $(FZ_DIR)/gen_corpus: fuzz/gen_corpus.c $(FZ_DIR)/libiwfuzz.a
 fuzz-bins: $(FZ_BINS) $(FZ_DIR)/gen_corpus
 
 fuzz-build:
-	@$(MAKE) --no-print-directory FUZZ_VARIANT=libfuzzer fuzz-bins
+	@$(MAKE) -j$(NPROC) --no-print-directory FUZZ_VARIANT=libfuzzer fuzz-bins
 
 fuzz-standalone:
 	@$(MAKE) --no-print-directory FUZZ_VARIANT=standalone fuzz-bins

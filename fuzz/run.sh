@@ -65,37 +65,65 @@ corpus() {
 	}
 }
 
-# run TIME LABEL: every target for TIME seconds; prints one line per target.
+# one TARGET TIME LABEL: runs one target; its result line goes to $B/logs/TARGET.result, and
+# TARGET.failed marks a failure.
+one() {
+	t=$1
+	time=$2
+	label=$3
+	bin=$B/fuzz_$t
+	res=$B/logs/$t.result
+	rm -f "$B/logs/$t.failed"
+	if [ ! -x "$bin" ]; then
+		echo "$label: $t: $bin is not built" >"$res"
+		: >"$B/logs/$t.failed"
+		return
+	fi
+	mkdir -p "$B/corpus/$t" "$B/seeds/$t"
+	log=$B/logs/$t.log
+	# shellcheck disable=SC2046
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$bin" $(options "$t") $(dict "$t") -max_total_time="$time" -rss_limit_mb=2048 -timeout=25 \
+		-print_final_stats=1 -artifact_prefix="$B/artifacts/$t-" "$B/corpus/$t" "$B/seeds/$t" \
+		>"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+	cov=$(sed -n 's/.*DONE *cov: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	if [ $rc -ne 0 ]; then
+		: >"$B/logs/$t.failed"
+		{
+			echo "$label: $t FAILED (exit $rc); the end of $log:"
+			tail -n 40 "$log" | sed 's/^/    /'
+			art=$(ls -t "$B/artifacts/$t-"* 2>/dev/null | head -n 1)
+			[ -n "$art" ] && echo "    reproduce: $bin $art   (then keep it: see docs/fuzzing.md, Regressions)"
+		} >"$res"
+	else
+		echo "$label: $t ok: ${runs:-?} runs, ${rate:-?} exec/s, coverage ${cov:-?}" >"$res"
+	fi
+}
+
+# run TIME LABEL: every target for TIME seconds, FUZZ_JOBS at a time (default: the CPUs; each
+# libFuzzer process uses one), so a target's figures are those of one core; prints one line per
+# target, in the targets' order.
 run() {
 	time=$1
 	label=$2
 	mkdir -p "$B/corpus" "$B/artifacts" "$B/logs"
 	[ -d "$B/seeds" ] || corpus
+	jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+	n=0
+	for t in $(targets); do
+		one "$t" "$time" "$label" &
+		n=$((n + 1))
+		[ $((n % jobs)) -eq 0 ] && wait
+	done
+	wait
 	failed=""
 	for t in $(targets); do
-		bin=$B/fuzz_$t
-		[ -x "$bin" ] || { echo "$label: $t: $bin is not built"; failed="$failed $t"; continue; }
-		mkdir -p "$B/corpus/$t" "$B/seeds/$t"
-		log=$B/logs/$t.log
-		# shellcheck disable=SC2046
-		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-			"$bin" $(options "$t") $(dict "$t") -max_total_time="$time" -rss_limit_mb=2048 -timeout=25 \
-			-print_final_stats=1 -artifact_prefix="$B/artifacts/$t-" "$B/corpus/$t" "$B/seeds/$t" \
-			>"$log" 2>&1
-		rc=$?
-		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-		cov=$(sed -n 's/.*DONE *cov: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-		if [ $rc -ne 0 ]; then
-			failed="$failed $t"
-			echo "$label: $t FAILED (exit $rc); the end of $log:"
-			tail -n 40 "$log" | sed 's/^/    /'
-			art=$(ls -t "$B/artifacts/$t-"* 2>/dev/null | head -n 1)
-			[ -n "$art" ] && echo "    reproduce: $bin $art   (then keep it: see docs/fuzzing.md, Regressions)"
-		else
-			echo "$label: $t ok: ${runs:-?} runs, ${rate:-?} exec/s, coverage ${cov:-?}"
-		fi
+		cat "$B/logs/$t.result"
+		[ -f "$B/logs/$t.failed" ] && failed="$failed $t"
 	done
 	if [ -n "$failed" ]; then
 		echo "$label: FAILED:$failed"

@@ -129,15 +129,16 @@ expect 0 "decode of an initiator-DUT startup" "$IWSPEC" decode "$tmp/r4/pcap/rdm
 contains "the capture conforms" "the harness as responder waits for the initiator's first FPDU"
 # A responder that stops listening after a case's first connection fails `expect alive` (the
 # finding siw's listener gives, docs/interop/linux-siw.md F3); it is not a harness ERROR.
-lport=$((30000 + $$ % 20000))
-"$IWSPEC" serve --quiet --once --port $lport >/dev/null 2>&1 &
+# The server picks a free port and prints it (a fixed one may be some other connection's
+# ephemeral port); the run starts once it listens.
+"$IWSPEC" serve --quiet --once --port 0 >"$tmp/once.log" 2>&1 &
 spid=$!
-# Wait for the listener without connecting to it (a probe would use up --once).
 i=0
-while [ $i -lt 50 ] && ! ss -Hltn "sport = :$lport" 2>/dev/null | grep -q .; do
+while [ $i -lt 100 ] && ! grep -q 'listening on' "$tmp/once.log" 2>/dev/null; do
 	sleep 0.1
 	i=$((i + 1))
 done
+lport=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/once.log")
 expect 1 "a DUT that stops listening" "$IWSPEC" run --dut tcp:127.0.0.1:$lport --cases mpa.startup.resp.pd-short-then-fin \
 	--no-progress --report "$tmp/gone"
 contains "FAIL  mpa.startup.resp.pd-short-then-fin" "liveness refused is a FAIL"
