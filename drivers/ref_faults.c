@@ -28,6 +28,17 @@ static const iw_fault_info hostile_tab[IW_HOSTILE_COUNT] = {
 		.desc = "after its Reply streams random octets without end, until the peer goes away" },
 	[IW_HOSTILE_NEVER_CLOSE] = { .name = "never-close",
 		.desc = "never closes: not after a bad Request, not on the peer's FIN; only the idle timeout ends it" },
+	[IW_HOSTILE_SILENT] = { .name = "silent",
+		.desc = "never sends an octet: reads and drops what the peer sends, open until the peer closes (or the idle timeout)" },
+	[IW_HOSTILE_CLOSE] = { .name = "close",
+		.desc = "closes (FIN) as soon as the connection is open, without reading or sending anything" },
+	[IW_HOSTILE_RST] = { .name = "rst",
+		.desc = "resets (RST: SO_LINGER 0, then close) as soon as the connection is open, without reading or sending" },
+	[IW_HOSTILE_BAD_REPLY_STALL] = { .name = "bad-reply-stall",
+		.desc = "reads the Request, answers a Reply header announcing PD_Length 65535 (Request as initiator), "
+			"then sends nothing more and stays open" },
+	[IW_HOSTILE_DRIP] = { .name = "drip",
+		.desc = "sends everything one octet per second: its Reply (Request as initiator) and every FPDU after it" },
 };
 
 static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
@@ -231,8 +242,13 @@ void iw_fault_conn_init(iw_fault_conn *f, enum iw_hostile h, enum iw_mutant m, c
 	f->profile = p;
 	f->role = role;
 	f->rng = seed ? seed : 0x9E3779B97F4A7C15ull;
-	f->feed_model = h != IW_HOSTILE_GARBAGE;
+	/* The modes that never answer as the model would keep the peer's octets from it: it would
+	 * otherwise time the startup out, or close after a bad Request, and so speak after all. */
+	f->feed_model = h != IW_HOSTILE_GARBAGE && h != IW_HOSTILE_SILENT && h != IW_HOSTILE_CLOSE &&
+			h != IW_HOSTILE_RST && h != IW_HOSTILE_BAD_REPLY_STALL;
 	f->hold_open = h == IW_HOSTILE_NEVER_CLOSE;
+	f->fin_at_once = h == IW_HOSTILE_CLOSE;
+	f->reset_when_flushed = h == IW_HOSTILE_RST;
 	f->idle_input_only = h == IW_HOSTILE_GARBAGE;
 	if (!p->startup_frames) {
 		/* Without startup frames (culley) our "frame" is empty and full operation starts at once. */
@@ -713,9 +729,60 @@ static void pd_never(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx)
 	discard(f, model);
 }
 
+/* bad-reply-stall: once the peer's whole Request is in (at once as initiator), our frame header
+ * as the engine encodes it, but announcing 65535 octets of private data that never come. */
+static void bad_reply_stall(iw_fault_conn *f, iw_txbuf *tx)
+{
+	if (f->stalled || !f->profile->startup_frames)
+		return; /* without startup frames (culley) there is no frame to lie in: it only stalls */
+	if (f->role == IW_ROLE_RESPONDER &&
+	    (f->in_pos < IW_MPA_FRAME_HDR_LEN || f->in_pos < iw_mpa_frame_len(f->in_hdr)))
+		return;
+	if (iw_txbuf_room(tx) < IW_MPA_FRAME_HDR_LEN)
+		return;
+	iw_mpa_frame fr;
+	iw_mpa_frame_init(&fr, f->profile, f->role == IW_ROLE_RESPONDER ? IW_MPA_REPLY : IW_MPA_REQUEST);
+	uint8_t frame[IW_MPA_FRAME_HDR_LEN + IW_MPA_IRDORD_LEN];
+	size_t n;
+	if (iw_mpa_frame_encode(&fr, frame, sizeof frame, &n, NULL) != IW_OK)
+		return;
+	iw_mpa_frame_set_pd_length(frame, UINT16_MAX);
+	memcpy(iw_txbuf_tail(tx), frame, IW_MPA_FRAME_HDR_LEN);
+	tx->len += IW_MPA_FRAME_HDR_LEN;
+	f->injected += IW_MPA_FRAME_HDR_LEN;
+	f->stalled = true;
+}
+
+/* drip: the model's octets one per second, its frame and every FPDU after it. */
+static int64_t drip(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx, int64_t now_ms)
+{
+	if (f->profile->startup_frames && !frame_known(f, model))
+		return -1;
+	size_t avail;
+	(void)iw_conn_output_peek(model, &avail);
+	if (avail == 0)
+		return -1;
+	if (now_ms < f->next_slow_ms)
+		return f->next_slow_ms;
+	if (move(f, model, tx, 1) == 1)
+		f->next_slow_ms = now_ms + 1000;
+	return avail > 1 ? f->next_slow_ms : -1;
+}
+
 int64_t iw_fault_pump(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx, int64_t now_ms)
 {
 	switch (f->hostile) {
+	case IW_HOSTILE_SILENT:
+	case IW_HOSTILE_CLOSE:
+	case IW_HOSTILE_RST:
+		discard(f, model);
+		return -1;
+	case IW_HOSTILE_BAD_REPLY_STALL:
+		discard(f, model);
+		bad_reply_stall(f, tx);
+		return -1;
+	case IW_HOSTILE_DRIP:
+		return drip(f, model, tx, now_ms);
 	case IW_HOSTILE_GARBAGE:
 		discard(f, model);
 		if (f->triggered)

@@ -501,8 +501,12 @@ static bool conn_step(iw_ref_server *s, rconn *c, int64_t now)
 		logf_(s, c, "mutant crash-short-ulpdu: abort()");
 		abort();
 	}
+	if (f->fin_at_once) {
+		begin_close(s, c, now, "hostile: close at once");
+		return true;
+	}
 	if (f->reset_when_flushed && c->tx.len == 0) {
-		logf_(s, c, "hostile: reset mid-frame");
+		logf_(s, c, "hostile: %s", f->hostile == IW_HOSTILE_RST ? "reset at once" : "reset mid-frame");
 		iw_net_reset(c->fd);
 		c->fd = -1;
 		stat_add(s, &s->stats.closed_rst);
