@@ -14,7 +14,7 @@
  *
  * The fault stage sits between the model and the socket: the server hands it every chunk the
  * peer sent (iw_fault_input) and lets it move the model's output into the transmit buffer
- * (iw_fault_pump); with no fault both are plain copies.
+ * (iw_fault_pump); with no fault both are plain copies. ref_fault_int.h lists its files.
  */
 #ifndef IW_REF_FAULTS_H
 #define IW_REF_FAULTS_H
@@ -53,7 +53,7 @@ enum iw_mutant {
 	IW_MUTANT_REPLY_C0,
 	IW_MUTANT_EARLY_FPDU,
 	IW_MUTANT_TRUNCATE_PD,
-	/* Message-level mutants: they re-frame FPDUs (ref_faults.c, "re-framing"). */
+	/* Message-level mutants: they re-frame FPDUs (ref_fault_reframe.c). */
 	IW_MUTANT_TERM_WRONG_CODE,
 	IW_MUTANT_NO_TERMINATE,
 	IW_MUTANT_DELIVER_AFTER_ERROR,
