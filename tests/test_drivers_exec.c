@@ -34,8 +34,9 @@ TEST(drivers_exec_exit_status_is_a_finding)
 	int fd = -1;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
 	int64_t t0 = iw_net_now_ms();
-	CHECK_EQ(d->ops->connect(d, &fd, 1500, 0, &e), IW_ESTATE);
-	CHECK(iw_net_now_ms() - t0 < 1400); /* the exit is noticed, not waited out */
+	CHECK_EQ(d->ops->connect(d, &fd, 15000, 0, &e), IW_ESTATE);
+	/* the exit is noticed, not waited out (a bound far from both, for a loaded machine) */
+	CHECK(iw_net_now_ms() - t0 < 10000);
 	CHECK(msg_has(e.msg, "exited with status 3"));
 	iw_dut_finding f;
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
@@ -92,7 +93,7 @@ TEST(drivers_exec_our_stop_is_no_finding)
 	t0 = iw_net_now_ms();
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
 	int64_t took = iw_net_now_ms() - t0;
-	CHECK(took >= 900 && took < 2000);
+	CHECK(took >= 900 && took < 10000); /* the 1 s grace, not the 30 s sleep */
 	CHECK(!f.present);
 	iw_driver_close(d);
 }
