@@ -18,7 +18,7 @@ objs=()
 # The whole harness but its main(); the linker takes only what the targets reach.
 for f in engine/*.c $(ls capture/*.c case/*.c drivers/*.c run/*.c reports/*.c netfuzz/*.c vectors/*.c cli/*.c \
 		2>/dev/null | grep -v '^cli/main\.c$') \
-	 fuzz/connrun.c fuzz/refwalk.c fuzz/corpus.c fuzz/fuzz_*.c; do
+	 fuzz/connrun.c fuzz/refwalk.c fuzz/corpus*.c fuzz/fuzz_*.c; do
 	o="$WORK/obj/$(echo "$f" | tr / _).o"
 	# shellcheck disable=SC2086
 	$CC $CFLAGS $STD $INC -c "$f" -o "$o"

@@ -12,7 +12,8 @@
 # into the variant's directory, so coverage and sanitizers see all of them.
 
 FUZZ_TARGETS     := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
-FUZZ_SUPPORT_SRC := fuzz/connrun.c fuzz/refwalk.c fuzz/corpus.c
+FUZZ_SUPPORT_SRC := fuzz/connrun.c fuzz/refwalk.c fuzz/corpus.c fuzz/corpus_proto.c fuzz/corpus_engine.c \
+                    fuzz/corpus_pair.c fuzz/corpus_diff.c fuzz/corpus_files.c
 # The whole harness (the linker takes only what the targets reach), so a target never breaks
 # when a harness file gains a dependency.
 FUZZ_APP_SRC     := $(APP_SRC)
