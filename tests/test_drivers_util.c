@@ -46,7 +46,7 @@ void send_request(int fd, const iw_profile *p, bool m, int flip)
 	CHECK_EQ(iw_mpa_frame_encode(&f, buf, sizeof buf, &n, NULL), IW_OK);
 	if (flip >= 0)
 		buf[flip] ^= 0x01;
-	CHECK_EQ(iw_net_write_all(fd, buf, n, 1000, NULL), IW_OK);
+	CHECK_EQ(iw_net_write_all(fd, buf, n, 10000, NULL), IW_OK);
 }
 
 void cfg_ref(iw_dut_config *c, const char *hostile, const char *mutant)
