@@ -300,7 +300,7 @@ int main(int argc, char **argv)
 {
 	probe pr = { NULL, "iwraw0", NULL, 0, 5000 };
 	const char *only = NULL;
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			return usage();
@@ -318,7 +318,6 @@ int main(int argc, char **argv)
 			pr.timeout_ms = atoi(v);
 		else
 			return usage();
-		i++;
 	}
 	if (!pr.port)
 		return usage();
