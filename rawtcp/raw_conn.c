@@ -331,8 +331,9 @@ int iw_raw_connect(iw_raw_conn **out, const iw_raw_link *link, const iw_raw_opts
 	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		rnd[0] = (uint32_t)ts.tv_nsec * 2654435761u;
-		rnd[1] = (uint32_t)ts.tv_sec ^ rnd[0] >> 7;
+		uint32_t mix = (uint32_t)ts.tv_nsec * 2654435761u;
+		rnd[0] = mix;
+		rnd[1] = (uint32_t)ts.tv_sec ^ (mix >> 7);
 	}
 	if (!c->o.local_port)
 		c->o.local_port = (uint16_t)(40000 + rnd[0] % 20000);

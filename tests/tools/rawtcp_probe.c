@@ -94,8 +94,8 @@ static int plan_reverse4(iw_raw_step *s, size_t n)
 	return (int)k;
 }
 
-/* Quarters q0..q3: q0, q1, q1 again, then q0..q2 re-cut across the first cuts, q2, q3, and the
- * whole first half once more after it was delivered. */
+/* Quarters q0..q3: q0, q1, q1 again, then the second half of q0 and q1 re-cut as one segment,
+ * q2, q3, and the whole first half once more after it was delivered. */
 static int plan_duplicate(iw_raw_step *s, size_t n)
 {
 	size_t q = n / 4;
@@ -103,7 +103,7 @@ static int plan_duplicate(iw_raw_step *s, size_t n)
 	s[k++] = (iw_raw_step){ IW_RAW_SEND, 0, q, 0 };
 	s[k++] = (iw_raw_step){ IW_RAW_SEND, q, q, 0 };
 	s[k++] = (iw_raw_step){ IW_RAW_SEND, q, q, 0 };
-	s[k++] = (iw_raw_step){ IW_RAW_SEND, q / 2, q + q / 2 + 1, 0 };
+	s[k++] = (iw_raw_step){ IW_RAW_SEND, q / 2, 2 * q - q / 2, 0 };
 	s[k++] = (iw_raw_step){ IW_RAW_SEND, 2 * q, q, 0 };
 	s[k++] = (iw_raw_step){ IW_RAW_SEND, 3 * q, n - 3 * q, 0 };
 	s[k++] = (iw_raw_step){ IW_RAW_SEND, 0, 2 * q, 0 };
