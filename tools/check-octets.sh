@@ -16,7 +16,7 @@
 set -eu
 ALLOW=$(cd "$(dirname "$0")" && pwd)/check-octets.allow
 cd "${1:-$(dirname "$0")/..}"
-DIRS="capture case drivers run reports netfuzz vectors cli reflector bench"
+DIRS="capture case drivers rawtcp run reports netfuzz vectors cli reflector bench"
 # 1: an indexed element shifted or masked; 2: an integer assembled from an indexed element;
 # 3: a shifted value stored into an indexed octet.
 cat >"${TMPDIR:-/tmp}/iw-octet-re.$$" <<'RE'
