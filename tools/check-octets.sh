@@ -24,7 +24,7 @@ cat >"${TMPDIR:-/tmp}/iw-octet-re.$$" <<'RE'
 (<<|>>) *[0-9]+ *\| *(\([a-z0-9_ ]+\))? *[A-Za-z_][A-Za-z0-9_]*((->|\.)[A-Za-z0-9_]+)*\[[0-9]+\]
 \[[0-9]+\] *= *\(uint8_t\) *\(?[^;]*(>>|<<)
 RE
-files=$(for d in $DIRS; do ls "$d"/*.c "$d"/*.h 2>/dev/null; done)
+files=$(for d in $DIRS; do ls "$d"/*.c "$d"/*.h 2>/dev/null || true; done)
 # shellcheck disable=SC2086
 hits=$(grep -nE -f "${TMPDIR:-/tmp}/iw-octet-re.$$" $files || true)
 rm -f "${TMPDIR:-/tmp}/iw-octet-re.$$"
