@@ -11,9 +11,11 @@
  * requirement it rests on; findings are confirmed by a re-run, minimised (ddmin over actions,
  * then over bytes) and written as a replayable case file with the seed and a pcap.
  *
- * Modules: netfuzz_gen.c (PRNG, programs, generator), netfuzz_run.c (session, execution),
- * netfuzz_judge.c (decoding and judging), netfuzz_min.c (confirmation, ddmin),
- * netfuzz_out.c (case.iwt, seed.txt, capture.pcap), netfuzz_bench.c (the loopback baseline).
+ * Modules: netfuzz_gen.c (PRNG, programs, generator); the session and its runs behind
+ * netfuzz_int.h (netfuzz_session.c, netfuzz_startup.c calibration and liveness, netfuzz_io.c,
+ * netfuzz_model.c, netfuzz_render.c, netfuzz_run.c); netfuzz_judge.c (decoding and judging,
+ * through verify/); netfuzz_min.c (confirmation, ddmin); netfuzz_out.c (case.iwt, seed.txt,
+ * capture.pcap); netfuzz_bench.c (the loopback baseline).
  */
 #ifndef IW_NETFUZZ_H
 #define IW_NETFUZZ_H
