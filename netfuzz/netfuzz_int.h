@@ -11,7 +11,8 @@
  *
  * Speed: the first connection goes through the driver; its peer address is kept and later
  * runs connect to it directly (no name resolution). Sockets are non-blocking and every wait is
- * a poll() bounded by the reaction timeout; nothing sleeps but generated delays. The model of
+ * a poll() bounded by the reaction timeout, counted as silence (each octet from the DUT restarts
+ * it), and by the session's deadline; nothing sleeps but generated delays. The model of
  * the next run is built while the harness waits for the DUT's answer, so its cost hides in the
  * round trip. Each run ends with the harness's FIN and the DUT's close: everything the DUT
  * sent before it is its whole reaction, judged at once (netfuzz_judge.c).
@@ -44,6 +45,7 @@ typedef struct nf_slot {
 	size_t sent;                /* octets of tr.to_dut written so far */
 	bool reset;                 /* the run ended with our RST */
 	bool gone;                  /* the DUT could not be reached: f holds what became of it */
+	bool abandoned;             /* the deadline or an interrupt cut the run: it is not judged */
 	nf_finding f;
 	nf_obs obs;
 	nf_trace tr;
@@ -55,7 +57,10 @@ struct nf_session {
 	bool is_exec;
 	bool case_open;
 	nf_dutinfo d;
-	int64_t timeout_ms;
+	int64_t timeout_ms;         /* the reaction timeout: silence allowed while an answer is due
+				     * (--timeout, or longer for a DUT calibration found slow) */
+	int64_t live_ms;            /* the liveness timeout: silence allowed on a fresh connection */
+	int64_t deadline_ms;        /* nf_opts.deadline_ms */
 	struct sockaddr_storage addr;
 	socklen_t alen;
 	bool have_addr;
@@ -72,18 +77,30 @@ struct nf_session {
 	size_t rcap;
 	bool probe_after;           /* confirmation: probe liveness after every run */
 	bool debug;                 /* IWSPEC_NETFUZZ_DEBUG: dump runs with findings */
-	int64_t run_timeout_ms;
+	int64_t run_timeout_ms;     /* timeout_ms, 4 times that while confirming */
 };
+
+/* A run's reaction may go on while the DUT keeps sending, but not past this many times the
+ * reaction timeout after the harness's FIN: a DUT that trickles octets for ever is a hang too. */
+#define NF_RUN_CAP 64
 
 /* ---- netfuzz_startup.c ---- */
 
 /* Learns markers, CRC, reflector and greeting from a conforming startup and a Send. */
 int nf_calibrate(nf_session *s, iw_err *e);
-/* Liveness: a fresh connection still completes the startup. */
-bool nf_probe(nf_session *s);
-/* The DUT did not survive: asks the driver what became of its process (a crash) or says it is
- * dead, into f, and restarts it. */
-void nf_crash_check(nf_session *s, nf_finding *f, const char *req);
+enum nf_live {
+	NF_ALIVE,                   /* its startup frame's header came */
+	NF_DEAD,                    /* refused, or no octet for the liveness timeout, or closed */
+	NF_LIVE_CUT,                /* the deadline or an interrupt came first: not judged */
+};
+/* Liveness: a fresh connection and a conforming startup frame; the DUT is alive once its frame
+ * header is in. Progress decides, not a total time: each octet restarts the liveness timeout,
+ * so a DUT that keeps delivering octets, however slowly, is alive. why (NF_DEAD) says what
+ * happened. */
+enum nf_live nf_probe(nf_session *s, char *why, size_t cap);
+/* The DUT did not survive (why: the probe's words): asks the driver what became of its process
+ * (a crash) or says it is dead, into f, and restarts it. */
+void nf_crash_check(nf_session *s, nf_finding *f, const char *req, const char *why);
 
 /* ---- netfuzz_io.c ---- */
 
@@ -107,8 +124,29 @@ void nf_nodelay(nf_session *s);
 bool nf_flush(nf_session *s);
 /* Logs octets, feeds them to the model and sends them (cut as the last split said). */
 bool nf_emit(nf_session *s, const uint8_t *b, size_t n);
-/* Reads the DUT's reaction until it closes, stops reading, overflows or times out. */
+/* Reads the DUT's reaction until it closes, stops reading, overflows, falls silent for the
+ * reaction timeout or keeps sending past NF_RUN_CAP times it (obs.timed_out), or the deadline
+ * comes (the run is abandoned). */
 void nf_await_close(nf_session *s);
+
+/* How a progress-bounded read ended. */
+enum nf_rd {
+	NF_RD_DONE,                 /* the octets asked for are in */
+	NF_RD_EOF,                  /* the peer closed (FIN) first */
+	NF_RD_RST,                  /* the peer reset the connection (or another socket error) */
+	NF_RD_IDLE,                 /* no octet for idle_ms */
+	NF_RD_CUT,                  /* until_ms passed, or a signal asked to stop */
+};
+/* Reads from fd into b until *have reaches need. Progress-based: the wait ends after idle_ms
+ * without an octet, counted from *last_ms (in: the start, e.g. when the request went out; out:
+ * when the last octet came); *gap_ms (in/out) keeps the longest silence seen. until_ms (0:
+ * none) and a signal (run/interrupt.h) end it too. fd may be blocking: recv is non-blocking. */
+enum nf_rd nf_read_progress(int fd, uint8_t *b, size_t *have, size_t need, int64_t idle_ms, int64_t until_ms,
+			    int64_t *last_ms, int64_t *gap_ms);
+
+/* Waits up to until_ms (absolute) for events on fd, in slices of at most 100 ms so that the
+ * session's deadline and signals are seen. Returns the revents, 0 when the time ran out. */
+short nf_wait(nf_session *s, int fd, short events, int64_t until_ms);
 
 /* ---- netfuzz_model.c ---- */
 

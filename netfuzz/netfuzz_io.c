@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "net.h"
 #include "netfuzz_int.h"
 
@@ -57,6 +58,12 @@ void nf_chunk_log(nf_session *s, int dir, size_t off, size_t len)
 
 int nf_drv_connect(nf_session *s, int *fd, iw_err *e)
 {
+	/* The connect timeout, but never past the deadline. */
+	int64_t ct = s->o.dut.connect_timeout_ms, left = nf_session_time_left(s);
+	if (left <= 0)
+		return iw_errf(e, IW_ETRUNC, "%s before the connection", iw_interrupted() ? "interrupted" : "the time ran out");
+	if (ct <= 0 || ct > left)
+		ct = left;
 	if (!s->case_open) {
 		int rc = s->drv->ops->case_begin(s->drv, e);
 		if (rc)
@@ -65,7 +72,7 @@ int nf_drv_connect(nf_session *s, int *fd, iw_err *e)
 		s->have_addr = false;
 	}
 	if (s->d.role == IW_ROLE_INITIATOR)
-		return s->drv->ops->accept(s->drv, fd, s->o.dut.connect_timeout_ms, e);
+		return s->drv->ops->accept(s->drv, fd, ct, e);
 	if (s->have_addr) {
 		/* Loopback connects complete at once: a blocking connect is one syscall. Elsewhere a
 		 * non-blocking one bounded by the connect timeout. The socket stays blocking; every
@@ -85,18 +92,16 @@ int nf_drv_connect(nf_session *s, int *fd, iw_err *e)
 				close(f);
 				return iw_errf(e, IW_ESTATE, "connect: %s", strerror(err));
 			}
-			struct pollfd pf = {.fd = f, .events = POLLOUT};
-			if (poll(&pf, 1, (int)s->o.dut.connect_timeout_ms) <= 0 || iw_net_connect_result(f, e) != IW_OK) {
+			if (!nf_wait(s, f, POLLOUT, iw_net_now_ms() + ct) || iw_net_connect_result(f, e) != IW_OK) {
 				close(f);
-				return iw_errf(e, IW_ESTATE, "connect: no connection within %lld ms",
-					       (long long)s->o.dut.connect_timeout_ms);
+				return iw_errf(e, IW_ESTATE, "connect: no connection within %lld ms", (long long)ct);
 			}
 			iw_net_set_nonblock(f, false);
 		}
 		*fd = f;
 		return IW_OK;
 	}
-	int rc = s->drv->ops->connect(s->drv, fd, s->o.dut.connect_timeout_ms, 0, e);
+	int rc = s->drv->ops->connect(s->drv, fd, ct, 0, e);
 	if (rc)
 		return rc;
 	s->alen = sizeof s->addr;
@@ -172,7 +177,8 @@ void nf_note_dut_close(nf_session *s)
 }
 
 /* Sends all of b, reading meanwhile so neither side blocks. False when the DUT is gone or
- * stopped reading. */
+ * stopped reading (no octet taken for the reaction timeout: a slow reader is not stuck), or the
+ * deadline came (the run is abandoned). */
 bool nf_push_all(nf_session *s, const uint8_t *b, size_t n)
 {
 	int64_t deadline = -1;
@@ -181,6 +187,7 @@ bool nf_push_all(nf_session *s, const uint8_t *b, size_t n)
 		ssize_t w = send(s->c.fd, b + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w > 0) {
 			off += (size_t)w;
+			deadline = -1;
 			continue;
 		}
 		if (w < 0 && errno == EINTR)
@@ -188,6 +195,10 @@ bool nf_push_all(nf_session *s, const uint8_t *b, size_t n)
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (deadline < 0)
 				deadline = iw_net_now_ms() + s->run_timeout_ms;
+			if (nf_session_expired(s)) {
+				s->c.abandoned = true;
+				return false;
+			}
 			if (iw_net_now_ms() >= deadline) {
 				s->c.obs.stuck_writing = true;
 				return false;
@@ -256,7 +267,8 @@ bool nf_emit(nf_session *s, const uint8_t *b, size_t n)
 void nf_await_close(nf_session *s)
 {
 	nf_trace *t = &s->c.tr;
-	int64_t deadline = iw_net_now_ms() + s->run_timeout_ms;
+	/* The silence counts from here (the answer is due), or from the DUT's latest octet. */
+	int64_t last = iw_net_now_ms(), cap = last + NF_RUN_CAP * s->run_timeout_ms;
 	while (!s->c.obs.stuck_writing && !t->dut_fin && !t->dut_rst && !s->c.obs.got_overflow) {
 		if (!nf_grow(&t->from_dut, &t->from_cap, t->from_len + 16384))
 			break;
@@ -268,6 +280,7 @@ void nf_await_close(nf_session *s)
 		if (k > 0) {
 			nf_chunk_log(s, 1, t->from_len, (size_t)k);
 			t->from_len += (size_t)k;
+			last = iw_net_now_ms();
 			continue;
 		}
 		if (k == 0) {
@@ -280,11 +293,69 @@ void nf_await_close(nf_session *s)
 			t->dut_rst = true;
 			break;
 		}
-		int64_t left = deadline - iw_net_now_ms();
-		struct pollfd pf = {.fd = s->c.fd, .events = POLLIN};
-		if (left <= 0 || poll(&pf, 1, (int)left) == 0) {
-			s->c.obs.timed_out = true;
+		/* Progress decides: the reaction timeout counts from the DUT's last octet. */
+		int64_t until = last + s->run_timeout_ms;
+		if (until > cap)
+			until = cap;
+		if (iw_net_now_ms() >= until || !nf_wait(s, s->c.fd, POLLIN, until)) {
+			if (nf_session_expired(s))
+				s->c.abandoned = true;
+			else
+				s->c.obs.timed_out = true;
 			break;
 		}
 	}
+}
+
+short nf_wait(nf_session *s, int fd, short events, int64_t until_ms)
+{
+	for (;;) {
+		if (nf_session_expired(s))
+			return 0;
+		int64_t now = iw_net_now_ms(), end = until_ms;
+		if (s->deadline_ms && s->deadline_ms < end)
+			end = s->deadline_ms;
+		if (now >= end)
+			return 0;
+		int64_t w = end - now > 100 ? 100 : end - now;
+		struct pollfd pf = {.fd = fd, .events = events};
+		int r = poll(&pf, 1, (int)w);
+		if (r > 0)
+			return pf.revents ? pf.revents : events;
+		if (r < 0 && errno != EINTR)
+			return POLLERR;
+	}
+}
+
+enum nf_rd nf_read_progress(int fd, uint8_t *b, size_t *have, size_t need, int64_t idle_ms, int64_t until_ms,
+			    int64_t *last_ms, int64_t *gap_ms)
+{
+	while (*have < need) {
+		ssize_t k = recv(fd, b + *have, need - *have, MSG_DONTWAIT);
+		if (k > 0) {
+			int64_t now = iw_net_now_ms();
+			if (now - *last_ms > *gap_ms)
+				*gap_ms = now - *last_ms;
+			*last_ms = now;
+			*have += (size_t)k;
+			continue;
+		}
+		if (k == 0)
+			return NF_RD_EOF;
+		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+			return NF_RD_RST;
+		int64_t now = iw_net_now_ms();
+		if (iw_interrupted() || (until_ms && now >= until_ms))
+			return NF_RD_CUT;
+		int64_t end = *last_ms + idle_ms;
+		if (now >= end)
+			return NF_RD_IDLE;
+		if (until_ms && until_ms < end)
+			end = until_ms;
+		int64_t w = end - now > 100 ? 100 : end - now;
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		if (poll(&pf, 1, (int)w) < 0 && errno != EINTR)
+			return NF_RD_RST;
+	}
+	return NF_RD_DONE;
 }

@@ -199,7 +199,7 @@ void nf_want_greeting(nf_session *s)
 			}
 		}
 		int64_t left = deadline - iw_net_now_ms();
-		if (left <= 0 || !nf_pull(s, (int)(left > 20 ? 20 : left)))
+		if (left <= 0 || nf_session_expired(s) || !nf_pull(s, (int)(left > 20 ? 20 : left)))
 			return;
 	}
 }

@@ -82,18 +82,35 @@ int nf_run_start(nf_session *s, const nf_prog *p, int slot, iw_err *e)
 	s->c.split_every = 0;
 	s->c.have_adv = false;
 	s->c.reset = s->c.gone = false;
-	s->st.runs++;
-
-	if (nf_drv_connect(s, &s->c.fd, e) != IW_OK) {
-		/* The DUT died with an earlier run (or cannot be reached at all). */
+	/* Past the deadline a run is not made at all (nor counted). */
+	s->c.abandoned = nf_session_expired(s);
+	if (!s->c.abandoned && nf_drv_connect(s, &s->c.fd, e) != IW_OK) {
 		s->c.fd = -1;
-		s->c.gone = true;
-		nf_crash_check(s, &s->c.f, "DDP-8.2.2-01");
+		s->c.abandoned = nf_session_expired(s);
+		if (!s->c.abandoned) {
+			s->st.runs++;
+			s->c.gone = true;
+		}
+	}
+	if (s->c.abandoned) {
+		s->c.fd = -1;
+		park(s, slot);
+		return IW_OK;
+	}
+	if (s->c.gone) {
+		/* The DUT died with an earlier run (or cannot be reached at all). */
+		char why[sizeof e->msg + 40];
+		snprintf(why, sizeof why, "a fresh connection failed: %s", e->msg);
+		nf_crash_check(s, &s->c.f, "DDP-8.2.2-01", why);
 		bool fatal = !s->is_exec && s->c.f.kind == NF_F_DEAD;
 		s->c.f.previous = true; /* an earlier program's: the caller confirms it */
 		park(s, slot);
-		return fatal ? IW_ESTATE : IW_OK;
+		if (fatal)
+			return iw_errf(e, IW_ESTATE, "the DUT stopped answering (%.160s) and its driver cannot restart it",
+				       why);
+		return IW_OK;
 	}
+	s->st.runs++;
 	s->c.model = nf_model_take(s);
 	if (!s->c.model) {
 		nf_sock_close(s->c.fd, true);
@@ -182,7 +199,10 @@ int nf_run_start(nf_session *s, const nf_prog *p, int slot, iw_err *e)
 		nf_note_dut_close(s);
 	s->c.obs.closed_before_fin = iw_conn_wants_close(s->c.model);
 	s->c.reset = reset;
-	if (reset) {
+	if (s->c.abandoned) {
+		nf_sock_close(s->c.fd, true);
+		s->c.fd = -1;
+	} else if (reset) {
 		t->we_rst = true;
 		nf_sock_close(s->c.fd, true);
 		s->c.fd = -1;
@@ -203,6 +223,19 @@ int nf_run_finish(nf_session *s, int slot, nf_finding *f, iw_err *e)
 	nf_trace *t = &s->c.tr;
 	const nf_prog *p = s->c.p;
 	*f = s->c.f;
+	if (s->c.abandoned) {
+		/* Cut by the deadline or a signal: whatever the DUT did is not judged. A run that
+		 * never connected was not made at all. */
+		nf_sock_close(s->c.fd, true);
+		s->c.fd = -1;
+		if (s->c.model)
+			s->st.inconclusive++;
+		iw_conn_free(s->c.model);
+		s->c.model = NULL;
+		memset(f, 0, sizeof *f);
+		park(s, slot);
+		return IW_OK;
+	}
 	if (s->c.gone) {
 		if (f->kind != NF_F_NONE)
 			s->st.findings++;
@@ -215,6 +248,10 @@ int nf_run_finish(nf_session *s, int slot, nf_finding *f, iw_err *e)
 		if (!s->spare)
 			s->spare = nf_model_make(s);
 		nf_await_close(s);
+		if (s->c.abandoned) {
+			park(s, slot);
+			return nf_run_finish(s, slot, f, e);
+		}
 		/* A DUT that did not close gets an RST: nothing of it lingers. */
 		nf_sock_close(s->c.fd, s->c.obs.timed_out || s->c.obs.stuck_writing);
 		s->c.fd = -1;
@@ -230,9 +267,11 @@ int nf_run_finish(nf_session *s, int slot, nf_finding *f, iw_err *e)
 		nf_judge(&s->dec, &s->c.obs, f, &s->ex);
 	}
 	/* Suspected trouble, or asked to: is the DUT still there? */
-	if (f->kind != NF_F_NONE || s->probe_after || s->c.reset) {
-		if ((f->kind != NF_F_NONE || s->probe_after || s->is_exec) && !nf_probe(s))
-			nf_crash_check(s, f, crash_req(s));
+	if ((f->kind != NF_F_NONE || s->probe_after || s->c.reset) &&
+	    (f->kind != NF_F_NONE || s->probe_after || s->is_exec)) {
+		char why[200];
+		if (nf_probe(s, why, sizeof why) == NF_DEAD)
+			nf_crash_check(s, f, crash_req(s), why);
 	}
 	if (s->debug && f->kind != NF_F_NONE)
 		dump(s, p, f);

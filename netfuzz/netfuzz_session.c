@@ -2,11 +2,14 @@
  * netfuzz_session.c - a fuzzing session: the DUT behind its driver (and calibrated), the
  * session's accessors, and replays of a case text against its DUT or a clean built-in one.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "netfuzz_int.h"
+#include "interrupt.h"
+#include "net.h"
 #include "runner.h"
 
 int nf_session_open(nf_session **out, const nf_opts *o, iw_err *e)
@@ -24,7 +27,9 @@ int nf_session_open(nf_session **out, const nf_opts *o, iw_err *e)
 	s->is_exec = !strncmp(o->dut.dut, "exec:", 5);
 	bool is_ref = !strncmp(o->dut.dut, "ref", 3);
 	s->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : is_ref ? 250 : 2000;
-	s->run_timeout_ms = s->timeout_ms;
+	s->run_timeout_ms = s->d.idle_ms = s->timeout_ms;
+	s->live_ms = 4 * s->timeout_ms + 1000;
+	s->deadline_ms = o->deadline_ms;
 	s->debug = getenv("IWSPEC_NETFUZZ_DEBUG") != NULL;
 	s->adv_mem = calloc(1, NF_ADV_LEN);
 	if (!s->adv_mem || nf_dec_init(&s->dec)) {
@@ -99,6 +104,20 @@ void nf_session_confirming(nf_session *s, bool on)
 	s->run_timeout_ms = on ? s->timeout_ms * 4 : s->timeout_ms;
 }
 
+int64_t nf_session_time_left(const nf_session *s)
+{
+	if (iw_interrupted())
+		return 0;
+	if (!s->deadline_ms)
+		return INT64_MAX;
+	int64_t left = s->deadline_ms - iw_net_now_ms();
+	return left > 0 ? left : 0;
+}
+
+bool nf_session_expired(const nf_session *s) { return nf_session_time_left(s) == 0; }
+
+void nf_session_set_deadline(nf_session *s, int64_t deadline_ms) { s->deadline_ms = deadline_ms; }
+
 int nf_session_replay(nf_session *s, const char *text, bool clean, int *verdict, iw_err *e)
 {
 	iw_case *c = NULL;
@@ -110,6 +129,13 @@ int nf_session_replay(nf_session *s, const char *text, bool clean, int *verdict,
 	o.dut = s->o.dut;
 	o.seed = 1;
 	o.seg = IW_SEG_NONE;
+	/* The executor's own timeouts bound a replay; against the DUT of the finding it must fit in
+	 * what is left of the session's time. */
+	int64_t need = c->timeout_ms > o.dut.case_timeout_ms ? c->timeout_ms : o.dut.case_timeout_ms;
+	if (!clean && nf_session_time_left(s) < need) {
+		iw_case_free(c);
+		return iw_errf(e, IW_ETRUNC, "less than the case's %lld ms of the time was left", (long long)need);
+	}
 	iw_driver *drv = s->drv;
 	if (clean) {
 		iw_dut_config_default(&o.dut);
