@@ -125,6 +125,7 @@ test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/vectors.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/tshark_check.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/netfuzz.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/fuzz_hostile.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/rawtcp.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
