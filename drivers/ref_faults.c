@@ -156,6 +156,24 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_NEVER_CLOSE] = { "never-close", "DDP-5-10",
 		"after an error sends its Terminate but never closes the connection (only the idle timeout does)",
 		"errors", "profile:rfc5044" },
+	[IW_MUTANT_IGNORE_IRD] = { "ignore-ird", "RFC5040-5.2",
+		"takes its IRD from its own resources, ignoring the peer's RFC 6581 ORD of 0 (its Reply says IRD 16), "
+		"and serves a Read Request the negotiated IRD of 0 does not allow", "rdmap", "responder profile:rfc6581" },
+	[IW_MUTANT_ZERO_READ_DATA] = { "zero-read-data", "RFC5040-5.2",
+		"answers a zero-length Read Request with the 8 octets at its source TO instead of a zero-length Read "
+		"Response", "rdmap", NULL },
+	[IW_MUTANT_READ_QUEUE_OFF_BY_ONE] = { "read-queue-off-by-one", "RFC5040-5.5",
+		"serves each Read Request after the first from the source range of the Read Request before it (an "
+		"off-by-one in its inbound Read queue): the responses lag one request behind", "rdmap", NULL },
+	[IW_MUTANT_TERM_ANSWERS_TERM] = { "term-answers-term", "RFC5040-4.8",
+		"answers a Terminate from the peer with a Terminate of its own (it checks the Terminate's QN as a "
+		"Send's and reports DDP 0x2/0x01)", "rdmap", NULL },
+	[IW_MUTANT_RREQ_QN_UNCHECKED] = { "rreq-qn-unchecked", "RFC5040-4.2",
+		"dispatches untagged messages by opcode alone: a Read Request on QN 0 or 2 is served as one on QN 1",
+		"rdmap", NULL },
+	[IW_MUTANT_SEND_SE_INV_UNCHECKED] = { "send-se-inv-unchecked", "RFC5040-5.3",
+		"takes a Send with SE and Invalidate (opcode 0x6) as a Send with SE, whatever STag it names (the plain "
+		"Send with Invalidate is checked)", "rdmap", NULL },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)

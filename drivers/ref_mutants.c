@@ -85,6 +85,22 @@ uint8_t iw_mut_hdr_in(iw_fault_conn *f, size_t p, uint8_t o)
 	}
 }
 
+uint8_t iw_mut_pd_in(iw_fault_conn *f, size_t p, uint8_t o)
+{
+	/* ignore-ird (RFC5040-5.2): the peer's RFC 6581 ORD of 0 is read as 16, so the model
+	 * negotiates an IRD of 16 and serves the Read Requests a conforming DUT refuses. The ORD
+	 * word is PD octets 2-3 (frame octets 22-23); its two high bits are RTR flags. */
+	if (f->mutant != IW_MUTANT_IGNORE_IRD || !f->profile->enhanced ||
+	    !(iw_mpa_frame_flags(f->in_hdr) & IW_MPA_FLAG_ENHANCED) ||
+	    iw_mpa_frame_pd_length(f->in_hdr) < IW_MPA_IRDORD_LEN)
+		return o;
+	if (p == IW_MPA_FRAME_HDR_LEN + 2)
+		f->in_ord_hi = o;
+	else if (p == IW_MPA_FRAME_HDR_LEN + 3 && !(f->in_ord_hi & 0x3F) && o == 0)
+		return 16;
+	return o;
+}
+
 void iw_mut_hdr_out(const iw_fault_conn *f, uint8_t h[IW_MPA_FRAME_HDR_LEN])
 {
 	/* MPA-6.1.1-01: an initiator puts the Request key in its frame; this one sends the Reply key. */
@@ -130,6 +146,11 @@ bool iw_mut_is_in(enum iw_mutant m)
 	case IW_MUTANT_SEND_INV_UNCHECKED:
 	case IW_MUTANT_RDMAP_VERSION_UNCHECKED:
 	case IW_MUTANT_PLACE_AFTER_ERROR:
+	case IW_MUTANT_ZERO_READ_DATA:
+	case IW_MUTANT_READ_QUEUE_OFF_BY_ONE:
+	case IW_MUTANT_TERM_ANSWERS_TERM:
+	case IW_MUTANT_RREQ_QN_UNCHECKED:
+	case IW_MUTANT_SEND_SE_INV_UNCHECKED:
 		return true;
 	default:
 		return false;
@@ -320,6 +341,63 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 		/* RFC5040-4.2: RV is not checked. */
 		if (rv != f->profile->rdmap_version) {
 			h.rsvdulp[0] = iw_rdmap_ctrl(f->profile->rdmap_version, op);
+			put_hdr(&h, u);
+		}
+		return true;
+	case IW_MUTANT_ZERO_READ_DATA: {
+		/* RFC5040-5.2: a zero-length Read Request is served as a Read of 8 octets at its
+		 * source TO (when they are inside the source buffer). */
+		iw_read_req rr;
+		if (h.tagged || op != IW_OP_READ_REQ || iw_read_req_decode(pl, plen, &rr, NULL) != IW_OK || rr.size)
+			return true;
+		const iw_tagged_buf *src = buf_of(f, rr.src_stag);
+		if (src && rr.src_to >= src->base_to && rr.src_to - src->base_to <= src->length - 8) {
+			rr.size = 8;
+			iw_read_req_encode(&rr, pl);
+		}
+		return true;
+	}
+	case IW_MUTANT_READ_QUEUE_OFF_BY_ONE: {
+		/* RFC5040-5.5: each Read Request after the first is served from the source range of
+		 * the one before it (its own sink STag and TO are kept). */
+		iw_read_req rr;
+		if (h.tagged || op != IW_OP_READ_REQ || iw_read_req_decode(pl, plen, &rr, NULL) != IW_OK)
+			return true;
+		iw_read_req mine = rr;
+		if (f->have_prev_rr) {
+			rr.src_stag = f->prev_src_stag;
+			rr.src_to = f->prev_src_to;
+			rr.size = f->prev_size;
+			iw_read_req_encode(&rr, pl);
+		}
+		f->have_prev_rr = true;
+		f->prev_src_stag = mine.src_stag;
+		f->prev_src_to = mine.src_to;
+		f->prev_size = mine.size;
+		return true;
+	}
+	case IW_MUTANT_TERM_ANSWERS_TERM:
+		/* RFC5040-4.8: a Terminate's QN is checked as if it were a Send's: QN 2 taken for an
+		 * invalid queue (put on QN 3 for the model), which the model reports with a Terminate. */
+		if (!h.tagged && op == IW_OP_TERMINATE && h.qn == IW_QN_TERMINATE) {
+			h.qn = IW_QN_TERMINATE + 1;
+			put_hdr(&h, u);
+		}
+		return true;
+	case IW_MUTANT_RREQ_QN_UNCHECKED:
+		/* RFC5040-4.2: a Read Request is dispatched by its opcode, whatever QN carries it: on
+		 * QN 0 or 2 it becomes the next message of QN 1. */
+		if (!h.tagged && op == IW_OP_READ_REQ && (h.qn == IW_QN_SEND || h.qn == IW_QN_TERMINATE) && s) {
+			h.qn = IW_QN_READ_REQ;
+			h.msn = s->queues[IW_QN_READ_REQ].next_msn;
+			put_hdr(&h, u);
+		}
+		return true;
+	case IW_MUTANT_SEND_SE_INV_UNCHECKED:
+		/* RFC5040-5.3: the SE variant of Send with Invalidate is taken as a Send with SE. */
+		if (!h.tagged && op == IW_OP_SEND_SE_INV) {
+			h.rsvdulp[0] = iw_rdmap_ctrl(rv, IW_OP_SEND_SE);
+			memset(h.rsvdulp + 1, 0, 4);
 			put_hdr(&h, u);
 		}
 		return true;

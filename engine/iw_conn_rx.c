@@ -3,7 +3,8 @@
  * through the MPA decoder, every FPDU's ULPDU through RDMAP's per-segment checks and the DDP
  * sink, and every delivered message to its RDMAP meaning (RFC 5040):
  *   QN 0  Send, Send with SE, with Invalidate: IW_EV_SEND, buffer reposted
- *   QN 1  RDMA Read Request: answered with Read Response segments, IW_EV_READ_SERVICED
+ *   QN 1  RDMA Read Request: answered with Read Response segments, IW_EV_READ_SERVICED (one
+ *         beyond the negotiated IRD: RDMAP 0x2/0x07)
  *   QN 2  Terminate: IW_EV_TERMINATE, then the model closes
  *   tagged RDMA Write (needs remote write access): IW_EV_WRITE on the L segment
  *   tagged Read Response (must target the sink of our oldest Read Request): IW_EV_READ_DONE
@@ -236,6 +237,18 @@ static void deliver_read_req(iw_conn *c, const iw_sink_delivery *d, const uint8_
 	if (rc != IW_OK) {
 		fail_with(c, REQ_RDMAP_READ_REQ, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_UNSPECIFIED, u,
 			  ul, "RDMA Read Request of %" PRIu32 " octets, %d expected", len, IW_RDMAP_READ_REQ_LEN);
+		return;
+	}
+	/* RFC 5040 §5.2 with RFC 6581's negotiated IRD: the peer may have at most IRD Read
+	 * Requests outstanding here, and one beyond it ends the stream with RDMAP Remote Operation
+	 * 0x07 (catastrophic, localized to the stream; siw's code for it, rfc-and-interop §1.3).
+	 * The model answers each Read Request as it arrives, so none is outstanding when the next
+	 * comes: only an IRD of 0 (a peer that announced ORD 0) leaves no room. The RFC 6581 Read
+	 * RTR is MPA's zero-length message, not a Read the IRD counts. */
+	bool rtr = c->rtr_expect && c->rtr_chosen == IW_RTR_READ && rr.size == 0;
+	if (!rtr && c->params.ird == 0) {
+		fail_with(c, REQ_RDMAP_READ, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_CATASTROPHIC_STREAM,
+			  u, ul, "RDMA Read Request beyond the IRD of 0 negotiated with the peer (its ORD was 0)");
 		return;
 	}
 	serve_read(c, &rr, u, ul);

@@ -164,6 +164,68 @@ TEST(conn_send_with_invalidate)
 	free(l);
 }
 
+/* RFC 5040 §5.2 with RFC 6581: a peer that announced ORD 0 leaves the responder an IRD of 0, and
+ * a Read Request is then beyond it: RDMAP Remote Operation 0x07, nothing read. With ORD 1 the
+ * same Read Request is served. */
+TEST(conn_read_request_beyond_ird)
+{
+	const iw_profile *p = iw_profile_get(IW_PROFILE_RFC6581);
+	conn_log *l = calloc(1, sizeof *l);
+	l->data = malloc(LOG_DATA);
+	static uint8_t mem[64];
+	for (uint16_t ord = 0; ord < 2; ord++) {
+		iw_conn_config cr = cf_cfg_for(IW_PROFILE_RFC6581, IW_ROLE_RESPONDER);
+		iw_conn *r = NULL;
+		CHECK_EQ(iw_conn_new(&r, &cr, NULL), IW_OK);
+		CHECK_EQ(iw_conn_start(r, NULL), IW_OK);
+		CHECK_EQ(iw_conn_register(r, 0x0badcafe, 0, mem, sizeof mem, IW_ACCESS_REMOTE_READ, NULL), IW_OK);
+		fake_peer f;
+		cf_fake_init(&f, p, false, true);
+		iw_mpa_frame rq;
+		iw_mpa_frame_init(&rq, p, IW_MPA_REQUEST);
+		rq.ord = ord;
+		cf_fake_frame(&f, &rq);
+		iw_ddp_hdr h = cf_fake_untagged(p, IW_OP_SEND, IW_QN_SEND, 1);
+		cf_fake_fpdu(&f, &h, (const uint8_t *)"hi", 2, NULL);
+		iw_read_req rr = { .sink_stag = 0x77, .sink_to = 0, .size = 8, .src_stag = 0x0badcafe, .src_to = 0 };
+		uint8_t body[IW_RDMAP_READ_REQ_LEN];
+		iw_read_req_encode(&rr, body);
+		h = cf_fake_untagged(p, IW_OP_READ_REQ, IW_QN_READ_REQ, 1);
+		cf_fake_fpdu(&f, &h, body, sizeof body, NULL);
+		cf_fake_deliver(&f, r, l);
+		iw_conn_params np;
+		iw_conn_params_get(r, &np);
+		CHECK_EQ(np.ird, ord);
+		size_t n;
+		const uint8_t *o = iw_conn_output_peek(r, &n);
+		size_t fl = cf_frame_len(p, 0, true);
+		wire_seg seg[4];
+		size_t ns = n > fl ? cf_wire_parse(p, false, true, o + fl, n - fl, seg, 4) : 0;
+		const iw_conn_event *ev = cf_log_find(l, IW_EV_ERROR, 0);
+		if (ord == 0) {
+			CHECK(ev != NULL);
+			if (ev) {
+				CHECK_STR(ev->viol.req, "RFC5040-5.2");
+				CHECK_EQ(ev->viol.layer, IW_LAYER_RDMAP);
+				CHECK_EQ(ev->viol.etype, IW_RDMAP_ET_OPERATION);
+				CHECK_EQ(ev->viol.ecode, IW_RDMAP_EC_CATASTROPHIC_STREAM);
+			}
+			CHECK_EQ(cf_log_count(l, IW_EV_READ_SERVICED), 0);
+			CHECK(ns >= 1 && ns != (size_t)-1 && seg[ns - 1].opcode == IW_OP_TERMINATE);
+			CHECK(iw_conn_wants_close(r));
+		} else {
+			CHECK(ev == NULL);
+			CHECK_EQ(cf_log_count(l, IW_EV_READ_SERVICED), 1);
+			CHECK(ns >= 1 && ns != (size_t)-1 && seg[ns - 1].opcode == IW_OP_READ_RESP);
+		}
+		free(f.buf);
+		iw_conn_free(r);
+		cf_log_reset(l);
+	}
+	free(l->data);
+	free(l);
+}
+
 /* ---- the paths a well-behaved peer never takes ---- */
 
 TEST(conn_read_response_must_match_the_request)

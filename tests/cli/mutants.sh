@@ -57,6 +57,11 @@ failed_citing_own() {
 }
 
 for c in $ERROR_CASES; do
+	# The runs above are under rfc5044: a case for other profiles only (RFC 6581's IRD) is
+	# judged by the detection matrix, which runs every profile.
+	if grep -q '^profiles:' "$(case_file "$c")" && ! grep -q '^profiles:.*rfc5044' "$(case_file "$c")"; then
+		continue
+	fi
 	layer=$(grep -h '^expect terminate layer=\|^  - terminate layer=' "$(case_file "$c")" | head -1 |
 		sed 's/.*layer=\([a-z]*\).*/\1/')
 	grep -q '^  - terminate layer=' "$(case_file "$c")" && layer=one-of
