@@ -102,7 +102,9 @@ run: deps
 	$(MAKE) all
 	$(BUILD)/iwspec run --profile all --report out/latest --html --pcap
 
-test: test-unit test-cli interop conformance mutants test-san test-fuzz
+# Every check, in three lanes side by side (tools/test-all.sh: stage times, logs in build/test-logs/).
+test:
+	@sh tools/test-all.sh
 
 test-unit: $(BUILD)/run_tests
 	$(BUILD)/run_tests
@@ -142,10 +144,18 @@ mutants: $(BUILD)/iwspec
 vectors: $(BUILD)/iwspec
 	$(BUILD)/iwspec vectors --out vectors
 
+# One sanitizer build (ASan+UBSan) serves both the sanitizer test pass and the libFuzzer targets
+# (fuzz/fuzz.mk links them from these objects): with clang it also carries libFuzzer's coverage
+# instrumentation, which costs the tests little and saves compiling the whole tree twice.
+SAN_CC   := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo $(FUZZ_CC) || echo $(CC))
+SAN_OPT  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+            $(if $(filter $(FUZZ_CC),$(SAN_CC)),-fsanitize=fuzzer-no-link)
+.PHONY: san-build
+san-build:
+	@$(MAKE) --no-print-directory -j$(NPROC) BUILD=build-san CC=$(SAN_CC) OPT="$(SAN_OPT)" all
+
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
-test-san:
-	$(MAKE) -j$(NPROC) BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
-		all
+test-san: san-build
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		build-san/run_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

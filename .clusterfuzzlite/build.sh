@@ -9,16 +9,16 @@
 set -eu
 cd "$SRC/iwspec"
 STD="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
-INC="-Iengine -Icapture -Icase -Idrivers -Irun -Ireports -Inetfuzz -Ivectors -Icli -Ifuzz -DIWSPEC_VERSION=\"cflite\" -DIWSPEC_GIT_REV=\"cflite\""
+INC="-Iengine -Icapture -Icase -Idrivers -Iverify -Irun -Ireports -Inetfuzz -Ivectors -Icli -Ifuzz -DIWSPEC_VERSION=\"cflite\" -DIWSPEC_GIT_REV=\"cflite\""
 WORK=${WORK:-/tmp}/iwspec-fuzz
 rm -rf "$WORK"
 mkdir -p "$WORK/obj"
 
 objs=()
 # The whole harness but its main(); the linker takes only what the targets reach.
-for f in engine/*.c $(ls capture/*.c case/*.c drivers/*.c run/*.c reports/*.c netfuzz/*.c vectors/*.c cli/*.c \
+for f in engine/*.c $(ls capture/*.c case/*.c drivers/*.c verify/*.c run/*.c reports/*.c netfuzz/*.c vectors/*.c cli/*.c \
 		2>/dev/null | grep -v '^cli/main\.c$') \
-	 fuzz/connrun.c fuzz/refwalk.c fuzz/corpus.c fuzz/fuzz_*.c; do
+	 fuzz/connrun.c fuzz/refwalk.c fuzz/corpus*.c fuzz/fuzz_*.c; do
 	o="$WORK/obj/$(echo "$f" | tr / _).o"
 	# shellcheck disable=SC2086
 	$CC $CFLAGS $STD $INC -c "$f" -o "$o"

@@ -2,8 +2,9 @@
  * ref_faults.h - ways the built-in DUT can misbehave on purpose.
  *
  * Hostile modes test the harness itself: a DUT that talks garbage, resets mid-frame, trickles,
- * promises private data it never sends, streams without end or never closes must each end in a
- * verdict within the harness's timeouts, never in a hang.
+ * promises private data it never sends, streams without end or never closes, says nothing at
+ * all, closes or resets as soon as it is connected, or announces 65535 octets of private data
+ * and stalls must each end in a verdict within the harness's timeouts, never in a hang.
  *
  * Mutants test the suite's judgement (self-validation): each breaks exactly one requirement of
  * spec/requirements.md, and a run against it must report that requirement as failed. A mutant
@@ -13,7 +14,7 @@
  *
  * The fault stage sits between the model and the socket: the server hands it every chunk the
  * peer sent (iw_fault_input) and lets it move the model's output into the transmit buffer
- * (iw_fault_pump); with no fault both are plain copies.
+ * (iw_fault_pump); with no fault both are plain copies. ref_fault_int.h lists its files.
  */
 #ifndef IW_REF_FAULTS_H
 #define IW_REF_FAULTS_H
@@ -35,6 +36,11 @@ enum iw_hostile {
 	IW_HOSTILE_PD_NEVER,
 	IW_HOSTILE_ENDLESS,
 	IW_HOSTILE_NEVER_CLOSE,
+	IW_HOSTILE_SILENT,
+	IW_HOSTILE_CLOSE,
+	IW_HOSTILE_RST,
+	IW_HOSTILE_BAD_REPLY_STALL,
+	IW_HOSTILE_DRIP,
 	IW_HOSTILE_COUNT
 };
 
@@ -47,7 +53,7 @@ enum iw_mutant {
 	IW_MUTANT_REPLY_C0,
 	IW_MUTANT_EARLY_FPDU,
 	IW_MUTANT_TRUNCATE_PD,
-	/* Message-level mutants: they re-frame FPDUs (ref_faults.c, "re-framing"). */
+	/* Message-level mutants: they re-frame FPDUs (ref_fault_reframe.c). */
 	IW_MUTANT_TERM_WRONG_CODE,
 	IW_MUTANT_NO_TERMINATE,
 	IW_MUTANT_DELIVER_AFTER_ERROR,
@@ -163,12 +169,14 @@ typedef struct iw_fault_conn {
 	size_t out_frame_len;       /* 20 + PD_Length of our frame, once known (0 without frames) */
 
 	bool triggered;             /* garbage/endless: streaming has begun */
+	bool stalled;               /* bad-reply-stall: its lying frame is out, nothing more will be */
 	bool early_sent;
 	int64_t next_slow_ms;
 
 	/* What the server must do (read after each call). */
 	bool feed_model;            /* false: the peer's bytes are not given to the model */
 	bool reset_when_flushed;    /* RST once the transmit buffer has drained */
+	bool fin_at_once;           /* close (FIN) as soon as the connection is open */
 	bool hold_open;             /* ignore the model's close and the timeouts but idle */
 	bool idle_input_only;       /* the idle timeout counts only the peer's octets */
 	uint64_t injected;          /* octets added that the model did not produce */

@@ -1,5 +1,5 @@
 /*
- * ref_mutants.h - the mutant zoo's transformations, called by the fault stage (ref_faults.c).
+ * ref_mutants.h - the mutant zoo's transformations, called by the fault stage (ref_fault_int.h).
  *
  * Each function applies the connection's mutant, if it is one of the zoo's, at one point of
  * the fault stage: the peer's startup frame header, the peer's ULPDUs (after the input

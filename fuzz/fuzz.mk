@@ -12,7 +12,8 @@
 # into the variant's directory, so coverage and sanitizers see all of them.
 
 FUZZ_TARGETS     := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
-FUZZ_SUPPORT_SRC := fuzz/connrun.c fuzz/refwalk.c fuzz/corpus.c
+FUZZ_SUPPORT_SRC := fuzz/connrun.c fuzz/refwalk.c fuzz/corpus.c fuzz/corpus_proto.c fuzz/corpus_engine.c \
+                    fuzz/corpus_pair.c fuzz/corpus_diff.c fuzz/corpus_files.c
 # The whole harness (the linker takes only what the targets reach), so a target never breaks
 # when a harness file gains a dependency.
 FUZZ_APP_SRC     := $(APP_SRC)
@@ -32,6 +33,9 @@ FZ_DIR     := build-fuzz
 FZ_CFLAGS  := -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FZ_LDFLAGS := -fsanitize=fuzzer $(FUZZ_SAN)
 FZ_MAIN    :=
+# The objects are the sanitizer build's (Makefile: san-build compiles them with clang,
+# -fsanitize=fuzzer-no-link and these sanitizers), not a second compile of the tree.
+FZ_OBJ_DIR := build-san
 else ifeq ($(FUZZ_VARIANT),standalone)
 FZ_CC      := $(CC)
 FZ_DIR     := build-fuzz/standalone
@@ -49,20 +53,31 @@ endif
 # The project's standard, include directories and defines, as the ordinary build has them.
 FZ_FLAGS   := -std=c11 $(filter -D%,$(CFLAGS_ALL)) $(addprefix -I,$(LAYERS_ALL)) -Ifuzz $(WARN) -O1 -g -fno-omit-frame-pointer
 FZ_LIB_SRC := $(ENGINE_SRC) $(FUZZ_APP_SRC) $(FUZZ_SUPPORT_SRC) $(wildcard fuzz/fuzz_*.c)
-FZ_LIB_OBJ := $(FZ_LIB_SRC:%.c=$(FZ_DIR)/obj/%.o)
+FZ_OBJ_DIR ?= $(FZ_DIR)/obj
+FZ_LIB_OBJ := $(FZ_LIB_SRC:%.c=$(FZ_OBJ_DIR)/%.o)
 FZ_BINS    := $(FUZZ_TARGETS:%=$(FZ_DIR)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-bins fuzz-corpus fuzz-smoke fuzz-bench fuzz-standalone fuzz-afl test-fuzz
 
-$(FZ_DIR)/obj/%.o: %.c
+ifeq ($(FZ_OBJ_DIR),build-san)
+# make decides in the sub-make whether the objects are current; the archive is rebuilt each time.
+$(FZ_DIR)/libiwfuzz.a: FORCE
+	@$(MAKE) --no-print-directory san-build
+	@mkdir -p $(dir $@)
+	@if [ ! -f $@ ] || [ -n "$$(find $(FZ_LIB_OBJ) -newer $@ | head -1)" ]; then \
+		rm -f $@; echo "ar rcs $@ (the sanitizer build's objects)"; ar rcs $@ $(FZ_LIB_OBJ); fi
+else
+$(FZ_OBJ_DIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FZ_CC) $(FZ_FLAGS) $(FZ_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FZ_DIR)/obj/run/version.o: $(REV_STAMP)
+$(FZ_OBJ_DIR)/run/version.o: $(REV_STAMP)
 
 $(FZ_DIR)/libiwfuzz.a: $(FZ_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+-include $(FZ_LIB_OBJ:.o=.d)
+endif
 
 $(FZ_DIR)/fuzz_%: fuzz/entry.c $(FZ_MAIN) $(FZ_DIR)/libiwfuzz.a
 	$(FZ_CC) $(FZ_FLAGS) $(FZ_LDFLAGS) -DIW_FUZZ_TARGET=$* -o $@ fuzz/entry.c $(FZ_MAIN) $(FZ_DIR)/libiwfuzz.a \
@@ -104,5 +119,3 @@ fuzz-bench:
 	fi
 
 test-fuzz: fuzz-smoke
-
--include $(FZ_LIB_OBJ:.o=.d)

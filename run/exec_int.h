@@ -111,6 +111,7 @@ typedef struct ctx {
 	iw_case_result *r;
 	int dut_role;
 	int64_t t0_us, deadline_us;
+	int64_t send_wait_us;       /* time send_all spent waiting for the DUT to read */
 	uint64_t rng;
 	/* the case's connections; h is the current one */
 	hconn conns[MAX_CONNS];

@@ -218,6 +218,33 @@ TEST(dut_config_set_hostile_mutant)
 	CHECK(has(e.msg, "iwspec mutants --list"));  /* 49 names do not fit one message */
 }
 
+/* The modes of issue 14: each parses to itself, and a bad mode's message lists every one. */
+TEST(dut_config_hostile_connection_modes)
+{
+	static const char *const modes[] = {"silent", "close", "rst", "bad-reply-stall", "drip"};
+	iw_dut_config c;
+	iw_err e;
+	iw_dut_config_default(&c);
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		CHECK_EQ(iw_dut_config_set(&c, "hostile", modes[i], &e), IW_OK);
+		CHECK_STR(c.hostile, modes[i]);
+	}
+	CHECK_EQ(iw_dut_config_set(&c, "hostile", "stall", &e), IW_EINVAL);
+	CHECK_STR(c.hostile, "drip");
+	CHECK_STR(e.msg, "bad value for hostile: unknown hostile mode 'stall' (known: none, garbage, reset-mid-frame, "
+			 "slow, pd-never, endless, never-close, silent, close, rst, bad-reply-stall, drip)");
+	/* In a file too; a bad one is named with its file and line. */
+	char path[64];
+	iw_dut_config_default(&c);
+	CHECK_EQ(load_text(&c, "dut = ref\nhostile = bad-reply-stall\n", &e, path, sizeof path), IW_OK);
+	CHECK_STR(c.hostile, "bad-reply-stall");
+	CHECK_EQ(load_text(&c, "dut = ref\nhostile = rst-at-once\n", &e, path, sizeof path), IW_EINVAL);
+	char want[160];
+	snprintf(want, sizeof want, "%s:2: bad value for hostile: unknown hostile mode 'rst-at-once'", path);
+	CHECK(has(e.msg, want));
+	CHECK(has(e.msg, "bad-reply-stall, drip"));
+}
+
 TEST(dut_config_unknown_key)
 {
 	iw_dut_config c;

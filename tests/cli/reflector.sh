@@ -52,11 +52,12 @@ for try in 1 2 3 4 5 6; do
 	"$REFLECTOR" --agent $port --bind 127.0.0.1 2>"$tmp/agent.log" &
 	agent=$!
 	i=0
-	while ! grep -q "control port" "$tmp/agent.log" && kill -0 $agent 2>/dev/null && [ $i -lt 50 ]; do
+	# "control port" alone also starts the error for a port in use: wait for the listening line.
+	while ! grep -q "control port .*; runs" "$tmp/agent.log" && kill -0 $agent 2>/dev/null && [ $i -lt 50 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	grep -q "control port" "$tmp/agent.log" && break
+	grep -q "control port .*; runs" "$tmp/agent.log" && kill -0 $agent 2>/dev/null && break
 	wait $agent 2>/dev/null
 	agent=
 done

@@ -1,0 +1,125 @@
+/*
+ * ref_server_int.h - the built-in DUT's internals, shared by its files (not a public header: the
+ * server's API is ref_server.h). A server holds its connections (rconn), each with its own
+ * connection model, fault stage and transmit buffer. The files:
+ *
+ *   ref_server.c   the server made, started, stopped; dialling, accepting, the poll() loop
+ *   ref_conn.c     a connection made and freed, its model, and the reflector around the model
+ *   ref_conn_io.c  a connection's octets moved through the fault stage both ways; timeouts, FIN
+ *
+ * Everything here runs on the loop's thread, but for what ref_server.h says is thread-safe
+ * (the fields under mu).
+ */
+#ifndef IW_REF_SERVER_INT_H
+#define IW_REF_SERVER_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ref_server.h"
+
+#define TX_CAP          (64u * 1024u)   /* transmit buffer per connection */
+#define MODEL_OUT_CAP   (256u * 1024u)  /* the model's output queue */
+#define READ_CHUNK      16384u
+#define DRAIN_MS        1000            /* after our FIN, how long unread input is discarded */
+#define REDIAL_MS       100
+#define MAX_DIALS       16
+#define POLL_CAP_MS     100             /* so a signal's stop flag is seen promptly */
+
+enum rc_state { RC_CONNECTING, RC_OPEN, RC_DRAINING };
+
+typedef struct rconn {
+	struct rconn *next;
+	unsigned id;
+	int fd;
+	enum rc_state st;
+	bool auto_dial;             /* opened by the options' host:port (reconnects) */
+	iw_conn *model;
+	iw_fault_conn fault;
+	struct iw_ref_server *srv;  /* for the fault stage's after-feed callback */
+	iw_txbuf tx;
+	uint32_t stag;              /* this connection's STag for the shared reflector buffer */
+	iw_ref_options o;           /* the per-connection options it was opened with */
+	bool watch_reject;          /* still looking for a REJECTME Request */
+	uint8_t sbuf[IW_MPA_FRAME_HDR_LEN + IW_MPA_IRDORD_LEN + 8];
+	size_t sbuf_len;
+	uint64_t in_total;
+	bool peer_eof;
+	int64_t opened_ms, last_in_ms, last_out_ms, drain_deadline_ms, wake_ms;
+	char peer[64];
+} rconn;
+
+struct iw_ref_server {
+	iw_ref_options o;           /* per-connection fields guarded by mu */
+	pthread_mutex_t mu;
+	int lfd;
+	uint16_t port;
+	int ctl[2];                 /* wakes the loop: stop and dial requests */
+	bool stop_req;
+	struct { char host[IW_NET_HOST_MAX]; uint16_t port; } dials[MAX_DIALS];
+	int ndials;
+	iw_ref_stats stats;
+	pthread_t thr;
+	bool thr_started;
+	int thr_rc;
+	iw_err thr_err;
+
+	/* Loop state (the loop's thread only). */
+	rconn *conns;
+	int nconns;
+	uint8_t *shared_mem;        /* the reflector's buffer, one for all connections (docs/reflector.md) */
+	unsigned next_id;
+	int64_t redial_ms;
+	bool once_begun;
+	bool accepting;
+	unsigned dial_streak;       /* auto-dial failures in a row (logged once) */
+	uint8_t rbuf[READ_CHUNK];
+};
+
+/* One line on the server's log (s->o.log), about connection c when it is not NULL. */
+void rs_log(iw_ref_server *s, const rconn *c, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Adds one to a counter of s->stats (under the lock: iw_ref_server_stats reads them). */
+void rs_stat_add(iw_ref_server *s, uint64_t *field);
+
+/* ref_conn.c */
+
+/* A connection on fd, its model made from the server's options of now, put on s->conns; NULL
+ * (fd left open, e filled) when it cannot be made. */
+rconn *rs_conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, iw_err *e);
+
+/* Closes and frees c (which the caller has taken off s->conns). */
+void rs_conn_free(iw_ref_server *s, rconn *c);
+
+/* c is connected: its clocks start, and the log and the counters hear of it. */
+void rs_conn_opened(iw_ref_server *s, rconn *c, int64_t now);
+
+/* Makes the connection's model from c->o (again, when the reflector decides to reject). */
+int rs_model_new(iw_ref_server *s, rconn *c, iw_err *e);
+
+/* The model's events: logged, and the reflector's answers to them (echo, greeting). */
+void rs_drain_events(iw_ref_server *s, rconn *c);
+
+/* The peer's octets (as the fault stage lets the model see them) into the model. */
+void rs_feed(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n);
+
+/* The fault stage's after-feed callback (arg: the rconn). */
+void rs_after_feed(void *arg);
+
+/* ref_conn_io.c */
+
+/* Writes what it can of c->tx; false when the connection is gone. */
+bool rs_flush(iw_ref_server *s, rconn *c, int64_t now);
+
+/* Runs the model-to-socket path and the timeouts. False when the connection must be freed. */
+bool rs_conn_step(iw_ref_server *s, rconn *c, int64_t now);
+
+/* Reads what the peer sent (c is readable). False when the connection must be freed. */
+bool rs_conn_readable(iw_ref_server *s, rconn *c, int64_t now);
+
+/* Whether the loop should poll c for input (backpressure, draining). */
+bool rs_want_read(rconn *c);
+
+#endif

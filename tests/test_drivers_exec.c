@@ -1,0 +1,178 @@
+/* The exec driver: a DUT process started per case; its exit and crash as findings, our stop as
+ * none; `iwspec serve` as such a process in both roles. */
+#include "test_drivers.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iw_proto.h"
+#include "mpa_frame.h"
+#include "net.h"
+
+static iw_driver *exec_open(const char *cmd, enum iw_role role, iw_dut_config *c)
+{
+	iw_err e;
+	iw_driver *d = NULL;
+	iw_dut_config_default(c);
+	c->role = role;
+	snprintf(c->dut, sizeof c->dut, "exec:%s", cmd);
+	if (iw_driver_open(&d, c, &e) != IW_OK)
+		check_fail(__FILE__, __LINE__, "open %s: %s", cmd, e.msg);
+	return d;
+}
+
+TEST(drivers_exec_exit_status_is_a_finding)
+{
+	iw_dut_config c;
+	iw_driver *d = exec_open("sh -c 'echo boom on {host}:{port} >&2; exit 3'", IW_ROLE_RESPONDER, &c);
+	if (!d)
+		return;
+	iw_err e;
+	int fd = -1;
+	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	int64_t t0 = iw_net_now_ms();
+	CHECK_EQ(d->ops->connect(d, &fd, 15000, 0, &e), IW_ESTATE);
+	/* the exit is noticed, not waited out (a bound far from both, for a loaded machine) */
+	CHECK(iw_net_now_ms() - t0 < 10000);
+	CHECK(msg_has(e.msg, "exited with status 3"));
+	iw_dut_finding f;
+	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
+	CHECK(f.present);
+	CHECK(!f.crashed);
+	CHECK_EQ(f.exit_code, 3);
+	CHECK(msg_has(f.stderr_tail, "boom on 127.0.0.1:"));
+	iw_driver_close(d);
+}
+
+TEST(drivers_exec_crash_is_a_finding)
+{
+	iw_dut_config c;
+	iw_driver *d = exec_open("'echo about to crash; kill -SEGV $$'", IW_ROLE_RESPONDER, &c);
+	if (!d)
+		return;
+	iw_err e;
+	int fd = -1;
+	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, 1500, 0, &e), IW_ESTATE);
+	CHECK(msg_has(e.msg, "signal 11"));
+	iw_dut_finding f;
+	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
+	CHECK(f.present);
+	CHECK(f.crashed);
+	CHECK_EQ(f.signal, SIGSEGV);
+	CHECK(msg_has(f.stderr_tail, "about to crash"));
+	iw_driver_close(d);
+}
+
+TEST(drivers_exec_our_stop_is_no_finding)
+{
+	iw_dut_config c;
+	iw_driver *d = exec_open("sleep 30", IW_ROLE_RESPONDER, &c);
+	if (!d)
+		return;
+	iw_err e;
+	int fd = -1;
+	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, 200, 0, &e), IW_ESTATE);
+	CHECK(msg_has(e.msg, "did not accept a connection"));
+	iw_dut_finding f;
+	int64_t t0 = iw_net_now_ms();
+	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
+	CHECK(iw_net_now_ms() - t0 < 1000);
+	CHECK(!f.present);
+	/* one that ignores SIGTERM is killed after 1 s, still no finding */
+	iw_driver_close(d);
+	d = exec_open("trap '' TERM; sleep 30", IW_ROLE_RESPONDER, &c);
+	if (!d)
+		return;
+	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	usleep(150000); /* let the shell set its trap */
+	t0 = iw_net_now_ms();
+	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
+	int64_t took = iw_net_now_ms() - t0;
+	CHECK(took >= 900 && took < 10000); /* the 1 s grace, not the 30 s sleep */
+	CHECK(!f.present);
+	iw_driver_close(d);
+}
+
+TEST(drivers_exec_initiator_needs_a_connection)
+{
+	iw_dut_config c;
+	iw_driver *d = exec_open("echo I never connect to {host} {port}; exit 0", IW_ROLE_INITIATOR, &c);
+	if (!d)
+		return;
+	iw_err e;
+	int fd = -1;
+	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	CHECK_EQ(d->ops->accept(d, &fd, 1000, &e), IW_ESTATE);
+	CHECK(msg_has(e.msg, "exited (status 0) before connecting"));
+	CHECK_EQ(d->ops->connect(d, &fd, 100, 0, &e), IW_ESTATE);
+	iw_dut_finding f;
+	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
+	CHECK(!f.present);
+	iw_driver_close(d);
+}
+
+static const char *iwspec_binary(void)
+{
+	const char *env = getenv("IWSPEC");
+	if (env && access(env, X_OK) == 0)
+		return env;
+	if (access("build/iwspec", X_OK) == 0)
+		return "build/iwspec";
+	return NULL;
+}
+
+TEST(drivers_exec_iwspec_serve)
+{
+	const char *bin = iwspec_binary();
+	if (!bin) {
+		printf("  drivers_exec_iwspec_serve: skipped: no build/iwspec (nor $IWSPEC) to exec\n");
+		return;
+	}
+	char cmd[512];
+	iw_dut_config c;
+	iw_err e;
+	int fd = -1, st;
+	uint8_t buf[32];
+	/* responder, serving one connection per process: the second connect restarts it */
+	snprintf(cmd, sizeof cmd, "%s serve --quiet --once --port {port}", bin);
+	iw_driver *d = exec_open(cmd, IW_ROLE_RESPONDER, &c);
+	if (!d)
+		return;
+	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	for (int k = 0; k < 2; k++) {
+		CHECK_EQ(d->ops->connect(d, &fd, 2000, 0, &e), IW_OK);
+		if (fd < 0)
+			break;
+		send_request(fd, iw_profile_default(), false, -1);
+		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+		CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
+		close(fd);
+		fd = -1;
+		usleep(100000); /* let the --once process exit */
+	}
+	iw_dut_finding f;
+	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
+	CHECK(!f.present);
+	iw_driver_close(d);
+
+	/* initiator */
+	snprintf(cmd, sizeof cmd, "%s serve --quiet --once --role initiator --host {host} --port {port}", bin);
+	d = exec_open(cmd, IW_ROLE_INITIATOR, &c);
+	if (!d)
+		return;
+	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	CHECK_EQ(d->ops->accept(d, &fd, 2000, &e), IW_OK);
+	if (fd >= 0) {
+		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+		CHECK_MEM(buf, IW_MPA_KEY_REQ, 16);
+		close(fd);
+	}
+	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
+	CHECK(!f.present);
+	iw_driver_close(d);
+}
