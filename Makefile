@@ -118,6 +118,7 @@ test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/tshark_check.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/netfuzz.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile_run.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
 	sh tests/cli/install.sh
 	@if [ -f /usr/include/rdma/rdma_cma.h ]; then $(MAKE) --no-print-directory reflector; fi

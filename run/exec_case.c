@@ -53,7 +53,9 @@ static bool vfail(ctx *x, const char *req, bool per_frame, const char *fmt, va_l
 	if (req && !*req)
 		req = NULL;
 	x->fail_by = per_frame && req ? EX_EVERY_FRAME : EX_BY_CASE;
-	x->fail_full_op = x->h && x->h->full_op;
+	/* The startup exchange ends, for the case, when it first sends in full operation: the checks
+	 * of the DUT's frame made just after both frames are in are still part of it. */
+	x->fail_full_op = x->h && x->h->full_op && x->h->sent_in_full_op;
 	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
 	snprintf(x->fail_req, sizeof x->fail_req, "%s", req ? req : (x->c->nreqs ? x->c->reqs[0].id : ""));
 	iw_result_blame(x->r, x->fail_req); /* which wire entry and field the report highlights */

@@ -66,6 +66,7 @@ typedef struct hconn {
 	size_t fullop_in_off;       /* where full operation began in `in` (for diagnosis) */
 	bool fullop_in_valid;
 	bool sent_fpdu;             /* the harness has sent an FPDU on this connection */
+	bool sent_in_full_op;       /* ... or any octet since full operation began (`send raw` too) */
 	/* the reflector's advertised tagged buffer (its greeting), defaults for write/read */
 	bool have_adv;
 	uint32_t adv_stag;
@@ -126,7 +127,7 @@ typedef struct ctx {
 	bool failed;
 	bool harness_error;
 	enum ex_judge fail_by;      /* who judged the failure: the case's own steps or a check every case makes */
-	bool fail_full_op;          /* the failure came in full operation (not in the startup exchange) */
+	bool fail_full_op;          /* the failure came in full operation, once the harness had sent in it */
 	uint32_t pd_over_limit;     /* a Request's PD_Length above the DUT's declared private_data_limit */
 	char fail_req[32];
 	/* reaching the DUT */

@@ -27,6 +27,7 @@ static void hconn_reset(hconn *h)
 	h->have_adv = false;
 	h->fullop_in_valid = false;
 	h->sent_fpdu = false;
+	h->sent_in_full_op = false;
 	for (int i = 0; i < 4; i++)
 		h->msn[i] = 1; /* the first MSN on every queue is 1 (DDP-6.3-09) */
 	iw_source_init(&h->src);
@@ -182,6 +183,7 @@ bool ex_send_cut(ctx *x, const uint8_t *b, size_t n)
 {
 	if (x->h->fd < 0)
 		return ex_herror(x, "send before connect or accept: the case must open a connection first");
+	x->h->sent_in_full_op |= x->h->full_op;
 	const split_cfg *s = &x->split;
 	if ((s->nat || s->every) && !ex_flush_pending(x))
 		return false;

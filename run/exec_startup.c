@@ -116,9 +116,13 @@ void ex_probe_served(ctx *x)
 			ex_st_int(&st, "within", within, IW_ARG_DURATION);
 			ok = ex_act_send_frame(x, &st, IW_MPA_REQUEST) && ex_exp_frame(x, &st, IW_MPA_REPLY);
 		} else {
+			/* The exchange completed, as any connection of a case would: a DUT's listener or
+			 * connection logic is not left with a half-started connection. */
 			ex_st_init(&st, IW_EXPECT_REQUEST, "request", 0);
 			ex_st_int(&st, "within", within, IW_ARG_DURATION);
 			ok = ex_exp_frame(x, &st, IW_MPA_REQUEST);
+			ex_st_init(&st, IW_STEP_SEND_REPLY, "reply", 0);
+			ok = ok && ex_act_send_frame(x, &st, IW_MPA_REPLY);
 		}
 		/* Any complete frame counts: whether it is a good one is for the case to judge. */
 		x->served_before = probe.got_frame_valid;
@@ -158,7 +162,9 @@ bool ex_exp_alive(ctx *x, const iw_step *s)
 			ok = ex_exp_frame(x, &st, IW_MPA_REQUEST) && ex_act_send_frame(x, &st, IW_MPA_REPLY);
 		}
 	}
-	if (!ok && !x->harness_error && x->served_before == 0 && probe.fd >= 0 && !probe.got_frame_valid) {
+	if (!ok && !x->harness_error && x->fail_by == EX_EVERY_FRAME) {
+		/* The probe's frame breaks a sender's rule: judged as such, like any frame. */
+	} else if (!ok && !x->harness_error && x->served_before == 0 && probe.fd >= 0 && !probe.got_frame_valid) {
 		ex_note(x, "liveness not judged: the fresh connection got no startup frame (%.200s), as before the case; "
 			"the happy-path cases judge a DUT that answers none", x->r->reason);
 		ex_unfail(x);

@@ -108,7 +108,7 @@ typedef struct iw_run {
 	int64_t start_unix_ms, end_unix_ms;
 	bool complete;              /* false when interrupted or stopped */
 	int stop_signal;            /* the signal that interrupted the run (SIGINT, SIGTERM), 0 none */
-	char stopped[320];          /* why the runner stopped the run early (the DUT cannot be reached), or "" */
+	char stopped[400];          /* why the runner stopped the run early (the DUT cannot be reached), or "" */
 	size_t not_started;         /* selected cases an interruption or a stop kept from starting (not in cases) */
 	/* provenance (docs/reports.md): what a lab needs to reproduce and trust the run */
 	char command[512];          /* the command line */

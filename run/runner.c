@@ -156,7 +156,7 @@ typedef struct pool {
 	size_t ntasks, next;
 	size_t done, total;
 	bool reached;               /* some case opened a connection to the DUT */
-	char stopped[320];          /* the DUT cannot be reached: no further case starts */
+	char stopped[400];          /* the DUT cannot be reached: no further case starts */
 	pthread_mutex_t mu;
 } pool;
 
@@ -179,7 +179,8 @@ static void progress(pool *pl, const iw_case_result *r)
 	 * stops the run (unless --keep-going): the rest would only wait out the same timeout. */
 	pl->reached |= r->dut_reached;
 	if (r->dut_unreachable && !pl->reached && !pl->o->keep_going && !pl->stopped[0])
-		snprintf(pl->stopped, sizeof pl->stopped, "no case could connect to the DUT; %s: %.200s", r->id, r->reason);
+		snprintf(pl->stopped, sizeof pl->stopped, "the DUT %.60s cannot be reached, and no case has reached it: %.160s "
+			 "(%.63s)", pl->o->dut.dut, r->reason, r->id);
 	if (pl->o->on_result)
 		pl->o->on_result(pl->o->on_result_ctx, pl->done, pl->total, r);
 	pthread_mutex_unlock(&pl->mu);
