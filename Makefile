@@ -34,6 +34,8 @@ OPT      ?= -O2 -g
 #   engine/   the protocol: MPA, DDP, RDMAP octets, the only parser of them
 #   capture/  files in and out: pcap read/write, hex input, atomic writes, `decode`
 #   case/     the .iwt case language: parser, schema, the catalog of cases/
+#   rawtcp/   the raw segment path: a TCP sender in user space over a TAP device, so a case
+#             says which octets go in which segment and in what order (docs/raw-segments.md)
 #   drivers/  the DUT backends behind driver.h, and the built-in DUT
 #   verify/   judging the DUT's octets (one judge for the runner and the network fuzzer)
 #   run/      the runner and the executor of a case's steps, the verdict and the result
@@ -44,13 +46,14 @@ OPT      ?= -O2 -g
 LAYERS_engine  := engine
 LAYERS_capture := engine capture
 LAYERS_case    := engine case
-LAYERS_drivers := engine drivers
+LAYERS_rawtcp  := engine rawtcp
+LAYERS_drivers := engine rawtcp drivers
 LAYERS_verify  := engine verify
-LAYERS_run     := engine capture case drivers verify run
-LAYERS_reports := engine capture case drivers verify run reports
-LAYERS_netfuzz := engine capture case drivers verify run reports netfuzz
+LAYERS_run     := engine capture case rawtcp drivers verify run
+LAYERS_reports := engine capture case rawtcp drivers verify run reports
+LAYERS_netfuzz := engine capture case rawtcp drivers verify run reports netfuzz
 LAYERS_vectors := engine capture reports vectors
-LAYERS_ALL     := engine capture case drivers verify run reports netfuzz vectors cli
+LAYERS_ALL     := engine capture case rawtcp drivers verify run reports netfuzz vectors cli
 # The include path of a source file: its folder's layers; tests, fuzz targets and benchmarks see all.
 layer_inc = $(addprefix -I,$(or $(LAYERS_$(firstword $(subst /, ,$(1)))),$(LAYERS_ALL)))
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) \
@@ -70,7 +73,7 @@ include fuzz/fuzz.mk
 include reflector/reflector.mk
 
 .PHONY: all run test test-unit test-cli test-san bench install clean deps vectors conformance mutants interop
-all: $(BUILD)/iwspec $(BUILD)/run_tests
+all: $(BUILD)/iwspec $(BUILD)/run_tests $(BUILD)/rawtcp_probe
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -95,6 +98,11 @@ $(BUILD)/iwspec: $(BUILD)/cli/main.o $(APP_OBJ) $(BUILD)/libiwengine.a
 $(BUILD)/run_tests: $(TEST_OBJ) $(APP_OBJ) $(FUZZ_OBJ) $(BUILD)/libiwengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+# The raw segment path against the built-in DUT in a network namespace (tests/cli/rawtcp.sh).
+RAWTCP_OBJ := $(filter $(BUILD)/rawtcp/%,$(APP_OBJ))
+$(BUILD)/rawtcp_probe: $(BUILD)/tests/tools/rawtcp_probe.o $(RAWTCP_OBJ) $(BUILD)/libiwengine.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
 deps:
 	@sh tools/install-deps.sh
 
@@ -117,8 +125,10 @@ test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/vectors.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/tshark_check.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/netfuzz.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/fuzz_hostile.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile_run.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/rawtcp.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
 	sh tests/cli/install.sh
 	@if [ -f /usr/include/rdma/rdma_cma.h ]; then $(MAKE) --no-print-directory reflector; fi
@@ -194,4 +204,5 @@ install: $(BUILD)/iwspec
 clean:
 	rm -rf build build-san build-fuzz out
 
--include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/cli/main.d
+-include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/cli/main.d \
+	$(BUILD)/tests/tools/rawtcp_probe.d

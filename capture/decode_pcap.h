@@ -1,33 +1,44 @@
 /*
- * decode_pcap.h - `iwspec decode CAPTURE`: judging the iWARP traffic of a capture file.
+ * decode_pcap.h - `iwspec decode CAPTURE`: judging every iWARP connection of a capture file.
  *
- * For every TCP connection of the capture, both directions are reassembled (pcap_read.h); the
- * direction that starts with a Request is the initiator's, the other the responder's. The
- * profile is the one given, or the one the Request's Rev speaks (0 rddp-mpa-01, 1 rfc5044,
- * 2 rfc6581). Markers are on what a side sends iff the peer's frame had M=1, CRC iff either
- * frame had C=1. Both frames and every FPDU are decoded and printed by decode_stream.h, with
- * each violation's requirement ID, stream offset and capture frame; across the two directions
- * the startup rules are checked too: no FPDU from the initiator before the Reply (MPA-6.1-R3a),
- * none from the responder before a valid FPDU arrived (MPA-6.1-R4), none after a reject
- * (MPA-6.1-R2e, R3c), no Reply to an invalid Request (MPA-6.1-R2b). Octets the capture lacks
- * are reported where the hole is, and nothing past it is judged.
+ * The capture is read as a stream (pcap_read.h iw_pcap_each_conn): each TCP connection is
+ * judged when it ends (decode_conn.h) and then freed, so memory follows the connections open at
+ * once, never the size of the capture, and stays under the reader's limits whatever the file.
+ * Connections are listed as they end, numbered in the order they started.
+ *
+ * By default each connection gets one line: its endpoints, frames, FPDUs each way, profile and
+ * verdict, with the first violation and its requirement ID; details prints every field of
+ * every frame and FPDU instead (the output of one connection, decode_conn.h), and json one JSON
+ * document with the details. A summary ends the output: the connections, how many conform,
+ * have violations, sent a Request no Reply answered, could not be judged to their end.
  */
 #ifndef IW_DECODE_PCAP_H
 #define IW_DECODE_PCAP_H
 
 #include <stdbool.h>
 
+#include "pcap_read.h"
 #include "profile.h"
 
 /* What a capture came to; the values are `iwspec decode`'s exit statuses. */
 enum iw_decode_status {
 	IW_DECODE_CONFORMS = 0,   /* every MPA connection conforms */
-	IW_DECODE_VIOLATIONS = 1, /* at least one violation */
+	IW_DECODE_VIOLATIONS = 1, /* at least one violation (or a connection not judged to its end) */
 	IW_DECODE_UNREADABLE = 2, /* the file cannot be read as a capture */
 	IW_DECODE_NO_MPA = 3,     /* no MPA connection in it */
 };
 
-/* Decodes and prints the capture at path. profile NULL: from each Request's Rev. */
-enum iw_decode_status iw_decode_capture(const char *path, const iw_profile *profile, bool json);
+typedef struct iw_decode_opts {
+	const iw_profile *profile;  /* NULL: from each Request's Rev */
+	bool json;                  /* one JSON document, every field included */
+	bool details;               /* text: every field of every connection instead of one line each */
+	iw_pcap_limits limits;      /* the reader's bounds (iw_pcap_limits_default) */
+} iw_decode_opts;
+
+/* No profile, text, one line per connection, the reader's default limits. */
+void iw_decode_opts_default(iw_decode_opts *o);
+
+/* Decodes and prints the capture at path. */
+enum iw_decode_status iw_decode_capture(const char *path, const iw_decode_opts *o);
 
 #endif

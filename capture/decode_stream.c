@@ -50,8 +50,22 @@ static const char *dir_name(const iw_violation *v)
 	return v->kind == IW_VIOL_FATAL ? "error" : "sender violation";
 }
 
+/* "VIOLATION REQ at offset N (frame F): kind: detail [code]", as the text output shows it. */
+static void viol_text(const iw_decode_ctx *o, const iw_violation *v, char *buf, size_t cap)
+{
+	char w[64];
+	int n = snprintf(buf, cap, "VIOLATION %s at offset %llu%s: %s: %s", v->req, (unsigned long long)v->offset,
+			 where(o, v->offset, 0, w, sizeof w), dir_name(v), v->detail);
+	if (v->layer >= 0 && n >= 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, " [%s]", iw_error_name(v->layer, v->etype, v->ecode));
+}
+
 static void report_viol(iw_decode_ctx *o, const iw_violation *v)
 {
+	if (o->first && !o->first->set) {
+		o->first->set = true;
+		viol_text(o, v, o->first->text, sizeof o->first->text);
+	}
 	if (o->json) {
 		json_t *j = json_pack("{s:s, s:s, s:I, s:s}", "requirement", v->req, "kind",
 				      v->kind == IW_VIOL_FATAL ? "fatal" : "sender", "offset", (json_int_t)v->offset,
@@ -64,13 +78,10 @@ static void report_viol(iw_decode_ctx *o, const iw_violation *v)
 			json_object_set_new(j, "code", json_string(iw_error_name(v->layer, v->etype, v->ecode)));
 		}
 		json_array_append_new(o->viols, j);
-	} else {
-		char w[64];
-		printf("  VIOLATION %s at offset %llu%s: %s: %s", v->req, (unsigned long long)v->offset,
-		       where(o, v->offset, 0, w, sizeof w), dir_name(v), v->detail);
-		if (v->layer >= 0)
-			printf(" [%s]", iw_error_name(v->layer, v->etype, v->ecode));
-		printf("\n");
+	} else if (!o->quiet) {
+		char line[IW_DECODE_LINE_MAX];
+		viol_text(o, v, line, sizeof line);
+		printf("  %s\n", line);
 	}
 }
 
@@ -122,6 +133,8 @@ long iw_decode_frame(iw_decode_ctx *o, const iw_profile *p, const uint8_t *buf, 
 	iw_err e;
 	int rc = iw_mpa_frame_decode(p, buf, len, &f, &flen, &e);
 	if (rc == IW_ETRUNC) {
+		if (o->stops_early)
+			return -1;      /* the capture, not the sender, stopped there */
 		char d[160];
 		snprintf(d, sizeof d, "the stream ends after %zu octets of a startup frame that needs %zu", len, flen);
 		iw_decode_violation(o, "MPA-6.1-R9a", IW_VIOL_FATAL, IW_LAYER_LLP, IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 0, d);
@@ -155,7 +168,7 @@ long iw_decode_frame(iw_decode_ctx *o, const iw_profile *p, const uint8_t *buf, 
 			json_object_set_new(j, "rtr_read", json_boolean(f.rtr_read));
 		}
 		json_array_append_new(o->items, j);
-	} else {
+	} else if (!o->quiet) {
 		printf("offset 0%s: MPA %s frame, %zu octets\n", where(o, 0, flen, w, sizeof w), kname, flen);
 		printf("  Key %s  M=%d C=%d R=%d Enhanced=%d Res=0x%02x Rev=%u PD_Length=%u\n",
 		       key_text(f.key, kb, sizeof kb), f.m, f.c, f.r, f.enhanced, f.res, f.rev, f.pd_length);
@@ -255,7 +268,7 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 		if (inv)
 			json_object_set_new(r, "invalidate_stag", json_integer(inv_stag));
 		json_object_set_new(jf, "rdmap", r);
-	} else {
+	} else if (!o->quiet) {
 		if (h->tagged)
 			printf("  DDP tagged T=1 L=%d Rsvd=0x%x DV=%u STag=0x%08x TO=0x%016llx\n", h->last, h->rsvd, h->dv,
 			       h->stag, (unsigned long long)h->to);
@@ -302,7 +315,7 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 							      (json_int_t)rr.sink_stag, "sink_to", hex64(rr.sink_to),
 							      "size", (json_int_t)rr.size, "src_stag",
 							      (json_int_t)rr.src_stag, "src_to", hex64(rr.src_to)));
-			else
+			else if (!o->quiet)
 				printf("  Read Request sink STag=0x%08x TO=0x%llx size=%u source STag=0x%08x TO=0x%llx\n",
 				       rr.sink_stag, (unsigned long long)rr.sink_to, rr.size, rr.src_stag,
 				       (unsigned long long)rr.src_to);
@@ -323,12 +336,13 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 					       "m", t.m, "d", t.d, "r", t.r, "ddp_header_length", (json_int_t)t.ddp_hdr_len,
 					       "rdma_header", t.has_rdma_hdr);
 				json_object_set_new(jf, "terminate", jt);
-			} else {
+			} else if (!o->quiet) {
 				printf("  Terminate %s M=%d D=%d R=%d attached DDP header %zu octets%s\n",
 				       iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r, t.ddp_hdr_len,
 				       t.has_rdma_hdr ? ", RDMA header 28 octets" : "");
 			}
-			terminate_attached(&t, jt);
+			if (jt || !o->quiet)
+				terminate_attached(&t, jt);
 		} else {
 			iw_decode_violation(o, "RFC5040-4.8", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
 					    IW_RDMAP_EC_UNSPECIFIED, fp->start, e.msg);
@@ -358,7 +372,7 @@ static void decode_fpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *fp
 		json_object_set_new(jf, "crc", json_string(crc));
 		json_object_set_new(jf, "crc_checked", json_boolean(fp->crc_checked));
 		json_array_append_new(o->items, jf);
-	} else {
+	} else if (!o->quiet) {
 		char w[64];
 		printf("offset %llu%s: FPDU, %zu octets on the wire\n", (unsigned long long)fp->start,
 		       where(o, fp->start, fp->wire_len, w, sizeof w), fp->wire_len);
@@ -409,7 +423,7 @@ size_t iw_decode_fpdus(iw_decode_ctx *o, const iw_profile *p, bool markers, bool
 		} else if (st == IW_RX_ERROR) {
 			iw_decode_violation(o, err.req, err.kind, err.layer, err.etype, err.ecode, err.offset, err.detail);
 			o->mpa_failed = true;
-			if (len && !o->json)
+			if (len && !o->json && !o->quiet)
 				printf("  %zu octets after the error are not decoded: nothing is passed after an MPA error "
 				       "(MPA-7-08)\n", len);
 			return nfpdu;
@@ -417,7 +431,7 @@ size_t iw_decode_fpdus(iw_decode_ctx *o, const iw_profile *p, bool markers, bool
 			break;
 		}
 	}
-	if (iw_mpa_rx_partial(&rx)) {
+	if (iw_mpa_rx_partial(&rx) && !o->stops_early) {
 		char d[192];
 		if (rx.body_need > 2)
 			snprintf(d, sizeof d,

@@ -1,6 +1,7 @@
 /*
  * decode_stream.h - decoding one direction of an MPA byte stream layer by layer, printing
- * every field and every violation with its requirement ID and error code (text or JSON).
+ * every field and every violation with its requirement ID and error code (text or JSON), or
+ * quietly, only counting the violations and keeping the first (a capture's summary line).
  *
  * `iwspec decode` uses it for a stream given as hex or a file, and for each direction of each
  * TCP connection of a capture. Everything is decoded by the engine; this module only prints.
@@ -19,8 +20,17 @@
 #include "pcap_read.h"
 #include "profile.h"
 
+#define IW_DECODE_LINE_MAX 400
+
+/* The first violation of a decoding, as one line of text. */
+typedef struct iw_decode_first {
+	bool set;
+	char text[IW_DECODE_LINE_MAX];  /* "VIOLATION REQ at offset N (frame F): kind: detail [code]" */
+} iw_decode_first;
+
 typedef struct iw_decode_ctx {
 	bool json;
+	bool quiet;                 /* text mode only: print nothing, just count (and note the first) */
 	json_t *items, *viols;      /* JSON: where decoded items and violations are appended */
 	iw_viol_list *viol;         /* every violation reported, for the count */
 	/* Capture mode: the direction's reassembled stream, and the stream octet that offset 0 of
@@ -28,7 +38,11 @@ typedef struct iw_decode_ctx {
 	const iw_pcap_stream *cap;
 	uint64_t cap_base;
 	bool mpa_failed;            /* set by iw_decode_fpdus when it stopped at an MPA error */
+	/* The octets given stop where the capture (a hole) or its reader (a limit) stopped, not where
+	 * the sender did: ending inside a startup frame or an FPDU is then no violation. */
+	bool stops_early;
 	size_t *terminates;         /* when not NULL, counts the Terminate messages decoded */
+	iw_decode_first *first;     /* when not NULL and not yet set: receives the first violation */
 } iw_decode_ctx;
 
 /* Reports a violation (printed or appended to viols) and counts it in o->viol. */

@@ -5,11 +5,13 @@
  *
  * A stream may begin with a startup frame (Request or Reply); the octets after it are FPDUs,
  * as are all octets when there is no frame (or the profile has none). Everything is decoded by
- * the engine; the printing is decode_stream.c's, captures are decode_pcap.c's.
+ * the engine; the printing is decode_stream.c's, captures are decode_pcap.c's (one line per
+ * connection unless --details, in bounded memory: --max-conns, --max-buffer).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: iwspec decode [--profile P] [--markers] [--crc|--no-crc] [--start OFFSET] [--json]\n"
 		"                     (--hex HEX | FILE | -)\n"
-		"       iwspec decode [--profile P] [--json] CAPTURE\n"
+		"       iwspec decode [--profile P] [--details | --json] [--max-conns N] [--max-buffer SIZE] CAPTURE\n"
 		"\n"
 		"Decodes an MPA byte stream: an optional startup frame (Request or Reply), then FPDUs.\n"
 		"Prints every field of every layer (MPA, DDP, RDMAP) and lists each violation with its\n"
@@ -48,7 +50,14 @@ static void usage(FILE *f)
 		"judged connection by connection: both directions of each TCP connection are reassembled,\n"
 		"the startup frames found (Request one way, Reply the other), markers and CRC taken from\n"
 		"their M and C bits, every FPDU decoded, and each violation listed with its requirement ID,\n"
-		"stream offset and capture frame. Without --profile the Request's Rev picks the profile.\n"
+		"stream offset and capture frame. A valid Request that no Reply answers before the\n"
+		"connection ends (or the capture does) is a violation of MPA-6.1-R2f. Without --profile the\n"
+		"Request's Rev picks the profile. The capture is read as a stream: a connection is judged\n"
+		"when it ends (an RST, or a FIN each way) and then freed, so memory follows the connections\n"
+		"open at once, not the size of the file. By default each connection gets one line (its\n"
+		"endpoints, frames, FPDUs each way, profile, verdict and first violation), in the order\n"
+		"they end, and a summary follows (connections, conforming, with violations, Requests\n"
+		"without a Reply, not judged to their end).\n"
 		"\n"
 		"  --profile P     spec profile (default %s); one of: %s\n"
 		"  --markers       the FPDU stream carries markers (every 512 octets from SeqStart)\n"
@@ -56,16 +65,49 @@ static void usage(FILE *f)
 		"  --no-crc        CRCs were agreed off: the field is present but not checked\n"
 		"  --start OFFSET  stream offset of the first FPDU octet from SeqStart (default 0);\n"
 		"                  decimal or 0x hex, a multiple of 4 (FPDUs start there); places the markers\n"
-		"  --json          print one JSON document instead of text\n"
+		"  --json          print one JSON document instead of text (for a capture: with every detail\n"
+		"                  and a summary per connection)\n"
 		"  --hex HEX       the stream as hex digits (spaces and colons allowed)\n"
 		"  FILE | -        the stream as raw octets from a file or standard input\n"
 		"\n"
 		"  CAPTURE         a pcap or pcapng file (recognised by its first octets); --markers,\n"
 		"                  --crc, --no-crc and --start do not apply: the frames negotiate them\n"
+		"  --details, -v   print every field of every frame and FPDU of each connection, not one line\n"
+		"                  (a stream is always printed so)\n"
+		"  --max-conns N   connections held at once (default %u); past it the least recently active\n"
+		"                  one is judged early, as far as it went, with a note that it was evicted\n"
+		"  --max-buffer SIZE  octets held for all open connections (default %u MiB; a number with an\n"
+		"                  optional K, M or G); past it the least recently active others are evicted,\n"
+		"                  and a connection that alone fills it is judged up to there, with a note\n"
 		"\n"
-		"exit status: 0 the stream conforms, 1 it has violations, 2 bad usage or unreadable input,\n"
-		"             3 a capture holds no MPA connection\n",
-		iw_profile_default()->name, names);
+		"exit status: 0 the stream conforms (a capture: every MPA connection, as far as judged),\n"
+		"             1 it has violations, 2 bad usage or unreadable input, 3 a capture holds no\n"
+		"             MPA connection\n",
+		iw_profile_default()->name, names, IW_PCAP_MAX_CONNS_DEFAULT, IW_PCAP_MAX_HELD_DEFAULT >> 20);
+}
+
+/* A count or a size for an option: decimal, with K, M or G (powers of 1024) when units. */
+static bool parse_size(const char *opt, const char *arg, bool units, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned shift = 0;
+	if (units && *end && !end[1]) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; end++; break;
+		case 'm': case 'M': shift = 20; end++; break;
+		case 'g': case 'G': shift = 30; end++; break;
+		default: break;
+		}
+	}
+	if (errno || *end || end == arg || arg[0] == '-' || v == 0 || v > (SIZE_MAX >> shift)) {
+		fprintf(stderr, "iwspec decode: %s '%s' is not a positive number%s\n", opt, arg,
+			units ? " (octets, with an optional K, M or G)" : "");
+		return false;
+	}
+	*out = (size_t)v << shift;
+	return true;
 }
 
 /* A stream as `iwspec decode` has always read it: a startup frame when the octets start with
@@ -101,10 +143,14 @@ int cmd_decode(int argc, char **argv)
 		{"crc", no_argument, 0, 'c'},           {"no-crc", no_argument, 0, 'n'},
 		{"start", required_argument, 0, 's'},   {"json", no_argument, 0, 'j'},
 		{"hex", required_argument, 0, 'x'},     {"help", no_argument, 0, 'h'},
+		{"details", no_argument, 0, 'v'},       {"max-conns", required_argument, 0, 'C'},
+		{"max-buffer", required_argument, 0, 'B'},
 		{0, 0, 0, 0},
 	};
 	const iw_profile *p = iw_profile_default();
-	bool profile_given = false, stream_opts = false;
+	bool profile_given = false, stream_opts = false, capture_opts = false;
+	iw_decode_opts copts;
+	iw_decode_opts_default(&copts);
 	bool markers = false, crc = true;
 	uint64_t start = 0;
 	const char *hex = NULL;
@@ -115,7 +161,7 @@ int cmd_decode(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int status = IW_EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			p = iw_profile_find(optarg);
@@ -151,6 +197,17 @@ int cmd_decode(int argc, char **argv)
 			break;
 		}
 		case 'j': o->ctx.json = true; break;
+		case 'v': copts.details = true; break;
+		case 'C':
+			if (!parse_size("--max-conns", optarg, false, &copts.limits.max_conns))
+				goto out;
+			capture_opts = true;
+			break;
+		case 'B':
+			if (!parse_size("--max-buffer", optarg, true, &copts.limits.max_held))
+				goto out;
+			capture_opts = true;
+			break;
 		case 'x': hex = optarg; break;
 		case 'h': usage(stdout); status = IW_EXIT_OK; goto out;
 		default:
@@ -174,7 +231,19 @@ int cmd_decode(int argc, char **argv)
 					"its startup frames negotiate markers and CRC\n");
 			goto out;
 		}
-		status = iw_decode_capture(file, profile_given ? p : NULL, o->ctx.json);
+		if (copts.details && o->ctx.json) {
+			fprintf(stderr, "iwspec decode: --details and --json do not go together: the JSON document "
+					"already carries every detail\n");
+			goto out;
+		}
+		copts.profile = profile_given ? p : NULL;
+		copts.json = o->ctx.json;
+		status = iw_decode_capture(file, &copts);
+		goto out;
+	}
+	if (capture_opts) {
+		fprintf(stderr, "iwspec decode: --max-conns and --max-buffer apply to a capture only; '%s' is a "
+				"stream\n", file ? file : "--hex");
 		goto out;
 	}
 	uint8_t *buf = NULL;

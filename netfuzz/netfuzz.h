@@ -11,9 +11,11 @@
  * requirement it rests on; findings are confirmed by a re-run, minimised (ddmin over actions,
  * then over bytes) and written as a replayable case file with the seed and a pcap.
  *
- * Modules: netfuzz_gen.c (PRNG, programs, generator), netfuzz_run.c (session, execution),
- * netfuzz_judge.c (decoding and judging), netfuzz_min.c (confirmation, ddmin),
- * netfuzz_out.c (case.iwt, seed.txt, capture.pcap), netfuzz_bench.c (the loopback baseline).
+ * Modules: netfuzz_gen.c (PRNG, programs, generator); the session and its runs behind
+ * netfuzz_int.h (netfuzz_session.c, netfuzz_startup.c calibration and liveness, netfuzz_io.c,
+ * netfuzz_model.c, netfuzz_render.c, netfuzz_run.c); netfuzz_judge.c (decoding and judging,
+ * through verify/); netfuzz_min.c (confirmation, ddmin); netfuzz_out.c (case.iwt, seed.txt,
+ * capture.pcap); netfuzz_bench.c (the loopback baseline).
  */
 #ifndef IW_NETFUZZ_H
 #define IW_NETFUZZ_H
@@ -125,6 +127,12 @@ typedef struct nf_dutinfo {
 	bool reflector;             /* echoes Sends */
 	bool greeting;              /* advertises its buffer in its first Send */
 	uint8_t rev;
+	int64_t pace_ms;            /* the longest silence inside its startup frame (and before it) */
+	int64_t idle_ms;            /* the reaction timeout the runs use: --timeout, or longer for a
+				     * slow DUT (twice pace_ms) */
+	bool slow;                  /* so slow that idle_ms was raised for it */
+	char startup[400];          /* not empty: the engine rejects its (complete) startup frame,
+				     * "detail [requirement]"; every run reports it as a `frame` finding */
 } nf_dutinfo;
 
 /* The program of run `run` of seed `seed`: depends on nothing else (same seed, same programs). */
@@ -150,7 +158,8 @@ uint64_t nf_prog_hash(const nf_prog *p);
 enum nf_fkind {
 	NF_F_NONE,
 	NF_F_CRASH,         /* the DUT process crashed or exited with a failure */
-	NF_F_DEAD,          /* the liveness probe failed: the DUT no longer completes a startup */
+	NF_F_DEAD,          /* the DUT stopped answering: a fresh connection is refused, or gets no
+			     * octet for the liveness timeout (a slow DUT that keeps sending is alive) */
 	NF_F_HANG,          /* no close (or no progress) within the timeout */
 	NF_F_EARLY_CLOSE,   /* the DUT closed or reset where a conforming DUT keeps the connection */
 	NF_F_FRAME,         /* its startup frame is missing, malformed or wrong */
@@ -179,6 +188,9 @@ typedef struct nf_opts {
 	uint64_t seed;
 	uint64_t runs;              /* 0: until time_ms */
 	int64_t time_ms;
+	int64_t deadline_ms;        /* iw_net_now_ms() at which the session stops (0: none): every
+				     * wait, calibration's too, ends there and the run in flight is
+				     * abandoned unjudged; SIGINT/SIGTERM (run/interrupt.h) do the same */
 	const char *out_dir;        /* NULL: findings are not written */
 	bool progress;
 	int64_t timeout_ms;         /* how long a reaction may take (0: 250 ms for ref, 2 s otherwise) */
@@ -228,7 +240,11 @@ typedef struct nf_trace {
 
 typedef struct nf_session nf_session;
 
-/* Opens the DUT (driver, and for the ref DUT the in-process server) and calibrates it. */
+/* Opens the DUT (driver, and for the ref DUT the in-process server) and calibrates it: a
+ * conforming startup and a Send. Fails (IW_ESTATE, e names what the DUT sent and the requirement)
+ * when the DUT cannot be reached or cannot complete a conforming startup: no startup frame, or
+ * one that never completes (the engine's verdict on its header when it has one); IW_ETRUNC when
+ * the deadline or an interrupt came first (e says how far the DUT had got). */
 int nf_session_open(nf_session **out, const nf_opts *o, iw_err *e);
 void nf_session_close(nf_session *s);
 const nf_dutinfo *nf_session_dut(const nf_session *s);
@@ -264,7 +280,7 @@ typedef struct nf_expect {
 } nf_expect;
 const nf_expect *nf_session_expect(const nf_session *s);
 
-/* Counters and coverage. */
+/* Counters and coverage. inconclusive: runs the deadline or an interrupt cut (not judged). */
 typedef struct nf_stats {
 	uint64_t runs, findings, inconclusive, restarts;
 	nf_cov cov;
@@ -273,6 +289,16 @@ const nf_stats *nf_session_stats(const nf_session *s);
 
 /* Confirmation mode: probe liveness after every run and allow 4 times the timeout. */
 void nf_session_confirming(nf_session *s, bool on);
+
+/* The deadline (nf_opts.deadline_ms) has passed or a signal asked to stop: runs started from now
+ * on are abandoned at once, and confirmation and minimisation stop. */
+bool nf_session_expired(const nf_session *s);
+
+/* Milliseconds left before the deadline (INT64_MAX without one, 0 once expired). */
+int64_t nf_session_time_left(const nf_session *s);
+
+/* Moves the deadline (0: none); the fuzzing loop gives the runs in flight one more timeout. */
+void nf_session_set_deadline(nf_session *s, int64_t deadline_ms);
 
 /* Confirms a finding (re-runs until it reproduces with the same kind, up to `tries`). */
 bool nf_confirm(nf_session *s, const nf_prog *p, const nf_finding *want, int tries, nf_finding *got, iw_err *e);

@@ -199,6 +199,24 @@ static const char *sender_req(const char *r, enum iw_mpa_kind kind)
 	return r;
 }
 
+bool nf_judge_frame_head(const iw_profile *p, enum iw_mpa_kind kind, const uint8_t *g, size_t glen, nf_finding *f)
+{
+	if (glen < IW_MPA_FRAME_HDR_LEN)
+		return true;
+	iw_mpa_frame gf;
+	int rc = iw_mpa_frame_decode(p, g, glen, &gf, NULL, NULL);
+	if (rc != IW_OK && rc != IW_ETRUNC)
+		return true; /* a profile without startup frames */
+	iw_violation vs[8];
+	iw_viol_list l = {.v = vs, .cap = 8};
+	iw_mpa_frame_check(p, &gf, kind, &l);
+	if (!l.n)
+		return true;
+	nf_find(f, NF_F_FRAME, sender_req(vs[0].req, kind), false, "the DUT's %s is not one a conforming DUT sends: %s",
+		kind == IW_MPA_REPLY ? "Reply" : "Request", vs[0].detail);
+	return false;
+}
+
 static void fill_expect(nf_dec *d, const nf_obs *o, const iw_mpa_frame *mf, bool frame_due, nf_expect *ex)
 {
 	ex->frame_due = frame_due;
@@ -324,6 +342,10 @@ void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
 		oc.released = true;
 	fill_expect(d, o, &mf, frame_due, ex);
 
+	/* Its frame's header first: a header the engine rejects is the first thing wrong, whatever
+	 * the DUT did after it (stall, hang). */
+	if (frames && frame_due && !nf_judge_frame_head(p, dut_kind, o->got, o->got_len, f))
+		return;
 	if (o->stuck_writing)
 		nf_find(f, NF_F_HANG, "MPA-5.4-04", true, "the DUT stopped reading: the harness could not send its octets "
 			"within the timeout");
@@ -368,14 +390,6 @@ void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
 		}
 		if (rc != IW_OK) {
 			nf_find(f, NF_F_FRAME, "MPA-6.1.1-08", false, "the DUT's %s cannot be decoded: %s", kname, e.msg);
-			return;
-		}
-		iw_violation vs[8];
-		iw_viol_list l = {.v = vs, .cap = 8};
-		iw_mpa_frame_check(p, &gf, dut_kind, &l);
-		if (l.n) {
-			nf_find(f, NF_F_FRAME, sender_req(vs[0].req, dut_kind), false,
-				"the DUT's %s is not one a conforming DUT sends: %s", kname, vs[0].detail);
 			return;
 		}
 		if (gf.r != mf.r) {

@@ -75,6 +75,12 @@ typedef struct nf_obs {
  * with the expected reaction (for the case file) and learns the greeting's STag into *adv. */
 void nf_judge(nf_dec *d, const nf_obs *o, nf_finding *f, nf_expect *ex);
 
+/* The header of the DUT's startup frame (g: its first octets, complete frame or not) held to the
+ * engine's frame check (key, Rev, PD_Length for the profile, Res bits): false with f filled
+ * (kind FRAME, the sender's requirement, the engine's words) when it breaks one. Used by the
+ * judge and by calibration, so both say the same. */
+bool nf_judge_frame_head(const iw_profile *p, enum iw_mpa_kind kind, const uint8_t *g, size_t glen, nf_finding *f);
+
 /* Fills a finding. */
 void nf_find(nf_finding *f, enum nf_fkind k, const char *req, bool timing, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

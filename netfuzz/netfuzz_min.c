@@ -5,7 +5,9 @@
  * and four times the timeout, so a slow moment is not taken for a hang). Minimisation keeps
  * the kind of misbehaviour (a crash stays a crash, a hang a hang) and is delta debugging
  * (Zeller's ddmin) first over the actions, then over the octets of each raw chunk, FPDU
- * payload and private data; long generated payloads are first halved.
+ * payload and private data; long generated payloads are first halved. Both stop when the
+ * session's time is up (--time, or a signal): a finding not yet confirmed is not reported, one
+ * being minimised keeps what was minimised so far.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@ bool nf_confirm(nf_session *s, const nf_prog *p, const nf_finding *want, int tri
 {
 	nf_session_confirming(s, true);
 	bool ok = false;
-	for (int i = 0; i < tries && !ok; i++) {
+	for (int i = 0; i < tries && !ok && !nf_session_expired(s); i++) {
 		memset(got, 0, sizeof *got);
 		if (nf_run(s, p, got, e) != IW_OK)
 			break;
@@ -108,6 +110,8 @@ static bool reproduces(mctx *c, const nf_prog *p)
 {
 	nf_finding f;
 	iw_err e;
+	if (nf_session_expired(c->s))
+		return false; /* the time is up: what is minimised so far stays */
 	c->runs++;
 	if (nf_run(c->s, p, &f, &e) != IW_OK || f.previous)
 		return false;
@@ -155,9 +159,12 @@ int nf_minimize(nf_session *s, const nf_prog *p, const nf_finding *want, unsigne
 	for (size_t i = 0; i < cur->n; i++)
 		keep[i] = true;
 	nf_ddmin(keep, cur->n, test_actions, &c, budget / 2);
+	/* ddmin only keeps subsets that failed: once the time is up, that is proof enough. */
 	nf_prog_keep(cand, cur, keep);
-	if (cand->n && reproduces(&c, cand))
+	if (cand->n && (nf_session_expired(s) || reproduces(&c, cand)))
 		memcpy(cur, cand, sizeof *cur);
+	if (nf_session_expired(s))
+		c.runs = budget;
 
 	/* Octets, action by action. */
 	for (size_t k = 0; k < cur->n && c.runs < budget; k++) {
@@ -182,8 +189,10 @@ int nf_minimize(nf_session *s, const nf_prog *p, const nf_finding *want, unsigne
 		unsigned left = budget > c.runs ? budget - c.runs : 0;
 		nf_ddmin(keep, a->len, test_octets, &c, left);
 		nf_prog_keep_octets(cand, cur, k, keep);
-		if (reproduces(&c, cand))
+		if (nf_session_expired(s) || reproduces(&c, cand))
 			memcpy(cur, cand, sizeof *cur);
+		if (nf_session_expired(s))
+			break;
 	}
 	if (crashy)
 		nf_session_confirming(s, false);

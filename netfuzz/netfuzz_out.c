@@ -560,6 +560,10 @@ int nf_write_finding(nf_session *ss, const char *dir, unsigned n, const nf_prog 
 	nf_session_record(ss, false);
 	if (rc)
 		return rc;
+	if (nf_session_expired(ss))
+		return iw_errf(e, IW_ETRUNC, "the time ran out (or a signal came) before it could be recorded; run "
+			       "%llu of seed %llu reproduces it (--seed %llu --first-run %llu)", (unsigned long long)p->run,
+			       (unsigned long long)p->seed, (unsigned long long)p->seed, (unsigned long long)p->run);
 	char path[1200];
 	/* The case must fail where the finding was made and pass on a conforming DUT: check it
 	 * with the runner; lock-step first, then the batch form (the DUT saw the octets together). */
@@ -574,17 +578,19 @@ int nf_write_finding(nf_session *ss, const char *dir, unsigned n, const nf_prog 
 		}
 		int v_dut = -1, v_clean = -1;
 		iw_err re;
-		bool ok = nf_session_replay(ss, t, false, &v_dut, &re) == IW_OK &&
-			  nf_session_replay(ss, t, true, &v_clean, &re) == IW_OK && v_dut == IW_FAIL && v_clean == IW_PASS;
+		int rd = nf_session_replay(ss, t, false, &v_dut, &re);
+		bool ok = rd == IW_OK && nf_session_replay(ss, t, true, &v_clean, &re) == IW_OK && v_dut == IW_FAIL &&
+			  v_clean == IW_PASS;
 		if (ok || !text) {
 			free(text);
 			text = t;
 			checked = ok ? "FAIL against the DUT of the finding, PASS against the built-in DUT"
-				     : "did not FAIL against the DUT, or did not PASS against the built-in DUT, when checked";
+				: rd == IW_ETRUNC ? "not checked: too little of --time was left to replay it"
+				: "did not FAIL against the DUT, or did not PASS against the built-in DUT, when checked";
 		} else {
 			free(t);
 		}
-		if (ok)
+		if (ok || rd == IW_ETRUNC)
 			break;
 	}
 	snprintf(path, sizeof path, "%s/finding-%u/case.iwt", dir, n);

@@ -579,7 +579,11 @@ static int decode_capture(const char *pcap, bool json, char **out)
 	int fd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fd, 1);
 	close(fd);
-	int rc = iw_decode_capture(pcap, NULL, json);
+	iw_decode_opts o;
+	iw_decode_opts_default(&o);
+	o.json = json;
+	o.details = true;
+	int rc = iw_decode_capture(pcap, &o);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);

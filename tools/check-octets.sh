@@ -16,7 +16,7 @@
 set -eu
 ALLOW=$(cd "$(dirname "$0")" && pwd)/check-octets.allow
 cd "${1:-$(dirname "$0")/..}"
-DIRS="capture case drivers run reports netfuzz vectors cli reflector bench"
+DIRS="capture case drivers rawtcp run reports netfuzz vectors cli reflector bench"
 # 1: an indexed element shifted or masked; 2: an integer assembled from an indexed element;
 # 3: a shifted value stored into an indexed octet.
 cat >"${TMPDIR:-/tmp}/iw-octet-re.$$" <<'RE'
@@ -24,7 +24,7 @@ cat >"${TMPDIR:-/tmp}/iw-octet-re.$$" <<'RE'
 (<<|>>) *[0-9]+ *\| *(\([a-z0-9_ ]+\))? *[A-Za-z_][A-Za-z0-9_]*((->|\.)[A-Za-z0-9_]+)*\[[0-9]+\]
 \[[0-9]+\] *= *\(uint8_t\) *\(?[^;]*(>>|<<)
 RE
-files=$(for d in $DIRS; do ls "$d"/*.c "$d"/*.h 2>/dev/null; done)
+files=$(for d in $DIRS; do ls "$d"/*.c "$d"/*.h 2>/dev/null || true; done)
 # shellcheck disable=SC2086
 hits=$(grep -nE -f "${TMPDIR:-/tmp}/iw-octet-re.$$" $files || true)
 rm -f "${TMPDIR:-/tmp}/iw-octet-re.$$"

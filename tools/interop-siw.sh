@@ -55,7 +55,7 @@ decode_agrees() {
 		# A one-off's capture shows the race, not the behaviour its baseline line explains.
 		case " $3 " in *" $id "*) skipped=$((skipped + 1)); continue ;; esac
 		line=$(grep "^$id " "$2" 2>/dev/null)
-		"$IWSPEC" decode "$f" >"$OUT/decode.tmp" 2>&1
+		"$IWSPEC" decode --details "$f" >"$OUT/decode.tmp" 2>&1
 		pad=no
 		grep -q 'VIOLATION MPA-4-02' "$OUT/decode.tmp" && pad=yes
 		case $line in

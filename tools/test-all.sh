@@ -42,8 +42,12 @@ stage() {
 		echo "test: $1 ok in $((t1 - t0)) s${counts:+ ($counts)} [at $((t1 - start)) s]"
 		echo ok >"$LOGS/$1.result"
 	else
-		echo "test: $1 FAILED (exit $rc) in $((t1 - t0)) s${counts:+ ($counts)}; the end of $LOGS/$1.log:"
-		tail -n 150 "$LOGS/$1.log" | sed 's/^/    /'
+		# The failures first (compile lines would bury them), then the end of the log.
+		echo "test: $1 FAILED (exit $rc) in $((t1 - t0)) s${counts:+ ($counts)}; its failures, then the end of $LOGS/$1.log:"
+		grep -E -A3 '(^|[^A-Za-z])(FAIL|ERROR|Error|error:)' "$LOGS/$1.log" | grep -v '^clang \|^cc \|^gcc ' |
+			head -n 80 | sed 's/^/    /'
+		echo "    ..."
+		tail -n 25 "$LOGS/$1.log" | cut -c1-400 | sed 's/^/    /'
 		echo fail >"$LOGS/$1.result"
 	fi
 	return $rc

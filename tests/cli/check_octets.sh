@@ -10,7 +10,7 @@ trap 'rm -rf "$T"' EXIT
 
 sh "$DIR/tools/check-octets.sh" >"$T/out" 2>&1 && ok || ko "this tree has hand reads: $(cat "$T/out")"
 
-for d in capture case drivers run reports netfuzz vectors cli reflector bench; do
+for d in capture case drivers rawtcp run reports netfuzz vectors cli reflector bench; do
 	mkdir -p "$T/tree/$d"
 	cp "$DIR/$d"/*.[ch] "$T/tree/$d/" 2>/dev/null
 done

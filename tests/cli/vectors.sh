@@ -1,7 +1,8 @@
 #!/bin/sh
 # CLI tests of `iwspec vectors` (generate, check, dump fields), of the committed vector set
 # (regenerating it gives the same files; the files are valid against the JSON Schema), and of
-# `iwspec decode` on captures, one of them taken live between `iwspec run` and `iwspec serve`.
+# `iwspec decode` on captures, one of them taken live between `iwspec run` and `iwspec serve`,
+# and (tests/cli/decode_capture.sh) on captures of many thousand connections.
 # $IWSPEC names the binary, $VECTORS the committed set. Ends with "N passed, N failed".
 IWSPEC=${IWSPEC:-build/iwspec}
 VECTORS=${VECTORS:-vectors}
@@ -132,9 +133,14 @@ expect 2 "dump fields of a missing file" "$IWSPEC" vectors --dump-fields "$tmp/n
 # ---- iwspec decode on captures ----
 expect 0 "decode a conforming capture" "$IWSPEC" decode "$tmp/v/$basic"
 contains "the capture conforms: 1 MPA connection" "conforming capture verdict"
+contains "^connection 1: 10.0.0.1:40001 -> 10.0.0.2:4791, frames 1-[0-9]*, FPDUs [0-9]*+[0-9]*, profile [a-z0-9-]*: conforms$" \
+	"one summary line for the connection"
+expect 0 "decode --details" "$IWSPEC" decode --details "$tmp/v/$basic"
 contains "offset 0 (frame 4): MPA Request frame" "Request located in frame 4"
 expect 1 "decode a capture with a CRC error" "$IWSPEC" decode "$tmp/v/$crcbad"
-contains "VIOLATION MPA-5.2-14 at offset [0-9]* (frame [0-9]*)" "CRC error with offset and frame"
+contains "1 violation, initiator: VIOLATION MPA-5.2-14 at offset [0-9]* (frame [0-9]*)" "CRC error with offset and frame"
+expect 1 "decode -v a capture with a CRC error" "$IWSPEC" decode -v "$tmp/v/$crcbad"
+contains "  VIOLATION MPA-5.2-14 at offset [0-9]* (frame [0-9]*)" "CRC error in the details"
 contains "Terminate LLP/0x0/0x02" "the responder's Terminate decoded"
 expect 1 "decode --json" "$IWSPEC" decode --json "$tmp/v/$crcbad"
 contains '"conforms": false' "json verdict"
@@ -154,6 +160,10 @@ head -c 200 "$tmp/v/$basic" >"$tmp/cut.pcap"
 st=$?
 if [ $st -le 3 ]; then ok; else bad "decode a truncated capture: exit $st"; fi
 contains "ends inside record" "truncated capture noted"
+# Captures of many connections (one line each, missing Replies, bounded memory): their own script.
+if IWSPEC="$IWSPEC" sh "$(dirname "$0")/decode_capture.sh" >"$tmp/dc.out" 2>&1; then ok; else
+	bad "tests/cli/decode_capture.sh"; grep -v '^decode-capture: [0-9]* passed' "$tmp/dc.out" | head -20 >&2; fi
+grep '^decode-capture: ' "$tmp/dc.out" | sed 's/^/vectors: /'
 
 # ---- a live capture: iwspec run against iwspec serve, taken with dumpcap ----
 if ! command -v dumpcap >/dev/null 2>&1; then
@@ -195,7 +205,7 @@ else
 			echo "vectors: SKIP live capture: iwspec run could not run its cases (exit $rst)"
 		else
 			expect 1 "decode the live capture of iwspec run against iwspec serve" \
-				"$IWSPEC" decode --profile rfc5044 "$tmp/live.pcapng"
+				"$IWSPEC" decode --details --profile rfc5044 "$tmp/live.pcapng"
 			contains "violations in [0-9]* MPA connections" "live capture: MPA connections judged"
 			contains "VIOLATION MPA-6.1-R5 at offset [0-9]* (frame [0-9]*)" "live capture: the harness's bad keys"
 			contains "VIOLATION MPA-6.1.1-07 at offset 17" "live capture: the harness's bad revisions"

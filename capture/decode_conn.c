@@ -1,0 +1,403 @@
+/*
+ * decode_conn.c - one connection of a capture, judged direction by direction and across the
+ * two (see decode_conn.h).
+ */
+#include "decode_conn.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "iw_proto.h"
+#include "mpa_frame.h"
+
+typedef struct connctx {
+	const iw_decode_conn_opts *o;
+	iw_conn_verdict *v;
+	json_t *jc;                 /* JSON: the connection object */
+} connctx;
+
+typedef struct side {
+	int dir;                    /* index into iw_pcap_conn.dir */
+	const iw_pcap_stream *s;
+	bool has_frame;             /* a startup frame decoded (header complete) */
+	iw_mpa_frame f;
+	size_t flen;
+	bool frame_ok;              /* no fatal defect */
+	const char *role;           /* "initiator" or "responder" */
+	json_t *items, *viols, *jnotes;
+} side;
+
+static bool json_out(const connctx *cc)
+{
+	return cc->o->out == IW_DECODE_OUT_JSON;
+}
+
+static bool text_out(const connctx *cc)
+{
+	return cc->o->out == IW_DECODE_OUT_TEXT;
+}
+
+static void dir_header(connctx *cc, const iw_pcap_conn *c, const side *sd, const char *role, bool markers, bool crc,
+		       bool full)
+{
+	char from[64], to[64];
+	iw_pcap_endpoint(c, sd->dir, from, sizeof from);
+	iw_pcap_endpoint(c, !sd->dir, to, sizeof to);
+	const iw_pcap_stream *s = sd->s;
+	if (json_out(cc)) {
+		json_t *j = json_pack("{s:s, s:s, s:s, s:I}", "role", role, "from", from, "to", to, "octets",
+				      (json_int_t)s->len);
+		if (s->first_frame)
+			json_object_set_new(j, "frames", json_pack("[I, I]", (json_int_t)s->first_frame,
+								   (json_int_t)s->last_frame));
+		if (s->fin)
+			json_object_set_new(j, "fin_frame", json_integer((json_int_t)s->fin_frame));
+		if (s->rst)
+			json_object_set_new(j, "rst_frame", json_integer((json_int_t)s->rst_frame));
+		if (full) {
+			json_object_set_new(j, "markers", json_boolean(markers));
+			json_object_set_new(j, "crc", json_boolean(crc));
+		}
+		json_object_set_new(j, "items", json_incref(sd->items));
+		json_object_set_new(j, "violations", json_incref(sd->viols));
+		if (json_array_size(sd->jnotes))
+			json_object_set_new(j, "notes", json_incref(sd->jnotes));
+		json_array_append_new(json_object_get(cc->jc, "directions"), j);
+		return;
+	}
+	if (!text_out(cc))
+		return;
+	printf("%s %s -> %s: %zu octets", role, from, to, s->len);
+	if (s->first_frame)
+		printf(", frames %llu-%llu", (unsigned long long)s->first_frame, (unsigned long long)s->last_frame);
+	if (s->fin)
+		printf(", FIN at frame %llu", (unsigned long long)s->fin_frame);
+	if (s->rst)
+		printf(", RST at frame %llu", (unsigned long long)s->rst_frame);
+	if (full)
+		printf("; markers %s, CRC %s", markers ? "on" : "off", crc ? "on" : "off");
+	printf("\n");
+	if (s->retransmitted || s->out_of_order)
+		printf("  (TCP: %zu retransmitted and %zu out-of-order segments put in place)\n", s->retransmitted,
+		       s->out_of_order);
+}
+
+static void ctx_for(connctx *cc, side *sd, iw_decode_ctx *o, uint64_t base)
+{
+	memset(o, 0, sizeof *o);
+	o->json = json_out(cc);
+	o->quiet = cc->o->out == IW_DECODE_OUT_QUIET;
+	o->items = sd->items;
+	o->viols = sd->viols;
+	o->viol = cc->o->viol;
+	o->cap = sd->s;
+	o->cap_base = base;
+	o->stops_early = sd->s->hole || sd->s->cut;
+	o->terminates = &cc->v->terminates;
+	o->first = &cc->v->first;
+}
+
+/* A connection not judged to its end (the reader's limits): no violation of the traffic, but
+ * said wherever the verdict is. */
+static void note(connctx *cc, json_t *where, const char *d)
+{
+	cc->v->incomplete = true;
+	if (!cc->v->note[0])
+		snprintf(cc->v->note, sizeof cc->v->note, "%s", d);
+	if (json_out(cc))
+		json_array_append_new(where, json_string(d));
+	else if (text_out(cc))
+		printf("  NOTE (not judged to its end): %s\n", d);
+}
+
+/* Findings about the capture and the TCP stream of one direction. */
+static void stream_notes(connctx *cc, side *sd, uint64_t base)
+{
+	iw_decode_ctx o;
+	ctx_for(cc, sd, &o, 0);
+	const iw_pcap_stream *s = sd->s;
+	char d[192];
+	if (s->conflicts) {
+		snprintf(d, sizeof d,
+			 "%zu retransmitted segments carry octets that differ from the first copy (first at stream "
+			 "octet %llu, frame %llu); the first copy is judged",
+			 s->conflicts, (unsigned long long)s->conflict_off, (unsigned long long)s->conflict_frame);
+		iw_decode_violation(&o, IW_REQ_CAPTURE, IW_VIOL_SENDER, -1, 0, 0, 0, d);
+	}
+	o.cap = NULL;
+	uint64_t at = s->len >= base ? s->len - base : 0;
+	if (s->hole) {
+		if (s->hole_len)
+			snprintf(d, sizeof d,
+				 "%llu octets are missing from the capture after stream octet %zu (the next data is in "
+				 "frame %llu): nothing past the hole is judged (%llu octets)",
+				 (unsigned long long)s->hole_len, s->len, (unsigned long long)s->hole_frame,
+				 (unsigned long long)s->beyond);
+		else
+			snprintf(d, sizeof d, "frame %llu was cut by the snap length after stream octet %zu: nothing "
+					      "past it is judged", (unsigned long long)s->hole_frame, s->len);
+		iw_decode_violation(&o, IW_REQ_CAPTURE, IW_VIOL_FATAL, -1, 0, 0, at, d);
+	}
+	if (s->cut) {
+		snprintf(d, sizeof d, "the %s's stream is judged up to octet %zu only: %s (%llu more octets "
+				      "captured)", sd->role, s->len,
+			 s->cut == IW_PCAP_CUT_BUDGET   ? "the octets held for open connections reached --max-buffer"
+			 : s->cut == IW_PCAP_CUT_PIECES ? "too many out-of-order pieces waited for a gap"
+							: "out of memory",
+			 (unsigned long long)s->beyond);
+		note(cc, sd->jnotes, d);
+	}
+}
+
+static void no_fpdus(connctx *cc, side *sd, const char *req, const char *why)
+{
+	if (sd->s->len <= sd->flen)
+		return;
+	iw_decode_ctx o;
+	ctx_for(cc, sd, &o, sd->flen);
+	char d[192];
+	snprintf(d, sizeof d, "%zu octets follow the startup frame %s", sd->s->len - sd->flen, why);
+	iw_decode_violation(&o, req, IW_VIOL_FATAL, -1, 0, 0, 0, d);
+}
+
+/* How the connection ended, for the findings that depend on it. */
+static void end_text(const iw_pcap_conn *c, const iw_pcap_end *end, char *buf, size_t cap)
+{
+	switch (end->why) {
+	case IW_PCAP_END_CLOSED:
+		if (c->dir[0].rst || c->dir[1].rst) {
+			bool r0 = c->dir[0].rst && (!c->dir[1].rst || c->dir[0].rst_frame <= c->dir[1].rst_frame);
+			snprintf(buf, cap, "the connection was reset (RST at frame %llu)",
+				 (unsigned long long)c->dir[r0 ? 0 : 1].rst_frame);
+		} else {
+			snprintf(buf, cap, "the connection closed (FIN both ways, the last at frame %llu)",
+				 (unsigned long long)end->frame);
+		}
+		break;
+	case IW_PCAP_END_REUSED:
+		snprintf(buf, cap, "a new connection took its ports (SYN at frame %llu)", (unsigned long long)end->frame);
+		break;
+	default:
+		snprintf(buf, cap, "the capture ended (frame %llu) with the connection still open",
+			 (unsigned long long)end->frame);
+		break;
+	}
+}
+
+static void evicted(connctx *cc, const iw_pcap_end *end)
+{
+	char d[192];
+	if (end->why == IW_PCAP_END_EVICTED)
+		snprintf(d, sizeof d, "evicted at frame %llu, when more than %zu connections were open at once "
+				      "(--max-conns): its later segments are not judged", (unsigned long long)end->frame,
+			 end->limit);
+	else
+		snprintf(d, sizeof d, "evicted at frame %llu, when the octets held for open connections reached %zu "
+				      "(--max-buffer): its later segments are not judged", (unsigned long long)end->frame,
+			 end->limit);
+	note(cc, json_object_get(cc->jc, "notes"), d);
+}
+
+/* The initiator sent the Request; if both sent one, the first to send is the initiator and
+ * the other is judged as the responder it should have been (Initiator/Initiator, R8a). */
+static int initiator_of(const iw_pcap_conn *c, const int guess[2], bool culley)
+{
+	bool req0 = guess[0] == IW_MPA_REQUEST, req1 = guess[1] == IW_MPA_REQUEST;
+	bool rep0 = guess[0] == IW_MPA_REPLY, rep1 = guess[1] == IW_MPA_REPLY;
+	bool earlier1 = c->dir[1].first_frame && (!c->dir[0].first_frame || c->dir[1].first_frame < c->dir[0].first_frame);
+	if (culley)
+		return 0;
+	if (req0 != req1)
+		return req1 ? 1 : 0;
+	if (req0)
+		return earlier1 ? 1 : 0;        /* both sent a Request */
+	if (rep0 != rep1)
+		return rep0 ? 1 : 0;            /* only a Reply: its sender is the responder */
+	return earlier1 ? 1 : 0;
+}
+
+/* A valid Request that nothing answered (MPA-6.1-R2f). False when that cannot be told: the
+ * connection was not seen to its end (the eviction is the finding then). */
+static bool no_reply(connctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end, const side *ini, side *rsp)
+{
+	if (end->why == IW_PCAP_END_EVICTED || end->why == IW_PCAP_END_OVER_HELD)
+		return false;
+	char how[96], d[192];
+	end_text(c, end, how, sizeof how);
+	uint64_t fq = iw_pcap_frame_of(ini->s, ini->flen - 1);
+	snprintf(d, sizeof d, "no Reply to the Request (frame %llu): the responder sent nothing before %s",
+		 (unsigned long long)fq, how);
+	iw_decode_ctx o;
+	ctx_for(cc, rsp, &o, 0);
+	cc->v->no_reply = true;
+	iw_decode_violation(&o, "MPA-6.1-R2f", IW_VIOL_FATAL, -1, 0, 0, 0, d);
+	return true;
+}
+
+void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_decode_conn_opts *opts,
+		    iw_conn_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	opts->viol->n = opts->viol->dropped = 0;
+	connctx cc = {.o = opts, .v = v};
+	const iw_profile *forced = opts->profile;
+	side sd[2];
+	memset(sd, 0, sizeof sd);
+	int guess[2];
+	for (int k = 0; k < 2; k++) {
+		sd[k].dir = k;
+		sd[k].s = &c->dir[k];
+		guess[k] = !iw_decode_looks_like_frame(c->dir[k].data, c->dir[k].len) ? -1
+			   : c->dir[k].data[IW_MPA_KEY_DIFF_OCTET] == 'p'              ? IW_MPA_REPLY
+										       : IW_MPA_REQUEST;
+	}
+	bool culley = forced && !forced->startup_frames;
+	char a[64], b[64];
+	iw_pcap_endpoint(c, 0, a, sizeof a);
+	iw_pcap_endpoint(c, 1, b, sizeof b);
+	if (guess[0] < 0 && guess[1] < 0 && !culley) {
+		snprintf(v->why_not, sizeof v->why_not, "neither direction starts with a startup frame%s",
+			 c->handshake ? "" : "; the capture has no SYN and may start mid-connection");
+		if (text_out(&cc))
+			printf("connection %llu: %s <-> %s: not MPA (%s), skipped\n\n", (unsigned long long)c->number, a, b,
+			       v->why_not);
+		return;
+	}
+	v->mpa = true;
+	int ini = initiator_of(c, guess, culley);
+	int rsp = !ini;
+	sd[ini].role = "initiator";
+	sd[rsp].role = "responder";
+
+	const iw_profile *p = forced;
+	char pwhy[96] = "";
+	if (!p) {
+		uint8_t rev = c->dir[ini].len > IW_MPA_FRAME_OFF_REV ? iw_mpa_frame_rev(c->dir[ini].data)
+								 : IW_MPA_REV_RFC5044;
+		p = iw_profile_get(rev == 0 ? IW_PROFILE_RDDP_MPA_01 : rev == 2 ? IW_PROFILE_RFC6581 : IW_PROFILE_RFC5044);
+		snprintf(pwhy, sizeof pwhy, " (from the Request's Rev %u; --profile chooses another)", rev);
+	}
+	v->profile = p->name;
+
+	/* Both frames first, silently: each direction's markers depend on the other's frame. */
+	for (int k = 0; k < 2 && !culley; k++) {
+		const iw_pcap_stream *s = sd[k].s;
+		if (guess[k] < 0)
+			continue;
+		int rc = iw_mpa_frame_decode(p, s->data, s->len, &sd[k].f, &sd[k].flen, NULL);
+		sd[k].has_frame = rc == IW_OK;
+		if (rc == IW_OK)
+			sd[k].frame_ok = iw_mpa_frame_check(p, &sd[k].f, k == ini ? IW_MPA_REQUEST : IW_MPA_REPLY, NULL);
+	}
+	bool started = culley || (sd[ini].frame_ok && sd[rsp].frame_ok);
+	bool rejected = !culley && started && sd[rsp].f.r && p->r_bit;
+	bool full = started && !rejected;
+	bool mk[2], crc;
+	mk[ini] = culley || sd[rsp].f.m;
+	mk[rsp] = culley || sd[ini].f.m;
+	crc = culley || sd[ini].f.c || sd[rsp].f.c;
+
+	if (json_out(&cc)) {
+		cc.jc = json_pack("{s:I, s:s, s:s, s:s, s:b, s:[]}", "connection", (json_int_t)c->number, "client", a,
+				  "server", b, "profile", p->name, "handshake", c->handshake, "directions");
+		json_object_set_new(cc.jc, "notes", json_array());
+		v->json = cc.jc;
+	} else if (text_out(&cc)) {
+		printf("connection %llu: %s -> %s, profile %s%s\n", (unsigned long long)c->number, a, b, p->name, pwhy);
+		if (!c->handshake)
+			printf("  (no SYN in the capture: the connection may have started before it)\n");
+	}
+	if (json_out(&cc))
+		for (int k = 0; k < 2; k++) {
+			sd[k].items = json_array();
+			sd[k].viols = json_array();
+			sd[k].jnotes = json_array();
+		}
+
+	uint64_t first_end[2] = {0, 0};
+	for (int n = 0; n < 2; n++) {
+		int k = n == 0 ? ini : rsp;
+		side *x = &sd[k];
+		bool had_first = v->first.set;
+		if (!json_out(&cc))
+			dir_header(&cc, c, x, k == ini ? "initiator" : "responder", mk[k], crc, full);
+		if (text_out(&cc) && full && x->s->len > x->flen)
+			printf("  (FPDU offsets count from SeqStart, the first octet after the %s)\n",
+			       culley ? "connection's start" : k == ini ? "Request" : "Reply");
+		iw_decode_ctx o;
+		ctx_for(&cc, x, &o, 0);
+		if (!culley) {
+			if (x->s->len == 0) {
+				if (k == rsp && sd[ini].frame_ok && !x->s->hole && !x->s->cut && !no_reply(&cc, c, end, &sd[ini], x) &&
+				    text_out(&cc))
+					printf("  the responder sent nothing\n");
+			} else if (guess[k] < 0) {
+				iw_decode_violation(&o, k == ini ? "MPA-6.1-R1a" : "MPA-6.1-R2f", IW_VIOL_FATAL, IW_LAYER_LLP,
+						    IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 0,
+						    k == ini ? "the initiator's first octets are not a Request"
+							     : "the responder's first octets are not a Reply");
+			} else {
+				iw_decode_frame(&o, p, x->s->data, x->s->len, k == ini ? IW_MPA_REQUEST : IW_MPA_REPLY, true,
+						NULL);
+			}
+		}
+		if (k == rsp && !culley && sd[ini].has_frame && !sd[ini].frame_ok && sd[rsp].has_frame)
+			iw_decode_violation(&o, "MPA-6.1-R2b", IW_VIOL_FATAL, -1, 0, 0, 0,
+					    "the responder answered an invalid Request; it must close without a Reply");
+		if (full) {
+			ctx_for(&cc, x, &o, x->flen);
+			if (x->s->len > x->flen)
+				v->fpdus[k == ini ? 0 : 1] = iw_decode_fpdus(&o, p, mk[k], crc, 0, x->s->data + x->flen,
+									    x->s->len - x->flen, &first_end[k]);
+		} else if (rejected) {
+			no_fpdus(&cc, x, k == rsp ? "MPA-6.1-R2e" : "MPA-6.1-R3c",
+				 k == rsp ? "after the responder rejected the connection (R=1): no FPDU may follow"
+					  : "after the Reply rejected the connection (R=1): the initiator sends no FPDU");
+		} else if (!culley && x->has_frame) {
+			no_fpdus(&cc, x, k == ini ? "MPA-6.1-R3a" : "MPA-6.1-R4",
+				 "although the startup failed: they are not judged as FPDUs");
+		}
+		/* Startup order across the two directions, by capture frame. */
+		if (full && k == ini && x->s->len > x->flen && sd[rsp].flen) {
+			uint64_t f_first = iw_pcap_frame_of(x->s, x->flen);
+			uint64_t f_reply = iw_pcap_frame_of(sd[rsp].s, sd[rsp].flen - 1);
+			if (f_first && f_reply && f_first < f_reply) {
+				char d[160];
+				snprintf(d, sizeof d, "the initiator sent FPDU octets in frame %llu, before the Reply "
+						      "completed in frame %llu", (unsigned long long)f_first,
+					 (unsigned long long)f_reply);
+				iw_decode_violation(&o, "MPA-6.1-R3a", IW_VIOL_FATAL, -1, 0, 0, 0, d);
+			}
+		}
+		if (full && k == rsp && x->s->len > x->flen) {
+			uint64_t f_first = iw_pcap_frame_of(x->s, x->flen);
+			uint64_t f_valid = first_end[ini] ? iw_pcap_frame_of(sd[ini].s, sd[ini].flen + first_end[ini] - 1) : 0;
+			if (!f_valid || f_first < f_valid) {
+				char d[192];
+				if (f_valid)
+					snprintf(d, sizeof d, "the responder sent FPDU octets in frame %llu, before the "
+							      "initiator's first valid FPDU completed in frame %llu",
+						 (unsigned long long)f_first, (unsigned long long)f_valid);
+				else
+					snprintf(d, sizeof d, "the responder sent FPDU octets (frame %llu) but never "
+							      "received a valid FPDU", (unsigned long long)f_first);
+				iw_decode_violation(&o, "MPA-6.1-R4", IW_VIOL_FATAL, -1, 0, 0, 0, d);
+			}
+		}
+		stream_notes(&cc, x, x->flen);
+		if (json_out(&cc))
+			dir_header(&cc, c, x, k == ini ? "initiator" : "responder", mk[k], crc, full);
+		if (!had_first && v->first.set)
+			v->first_role = x->role;
+	}
+	if (end->why == IW_PCAP_END_EVICTED || end->why == IW_PCAP_END_OVER_HELD)
+		evicted(&cc, end);
+	if (text_out(&cc))
+		printf("\n");
+	for (int k = 0; k < 2; k++) {
+		json_decref(sd[k].items);
+		json_decref(sd[k].viols);
+		json_decref(sd[k].jnotes);
+	}
+	v->violations = opts->viol->n + opts->viol->dropped;
+}

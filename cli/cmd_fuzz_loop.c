@@ -1,0 +1,302 @@
+/*
+ * cmd_fuzz_loop.c - the fuzzing loop of `iwspec fuzz`: NF_SLOTS runs in flight, findings
+ * confirmed, minimised, deduplicated and written with nothing in flight, a progress line, and
+ * the summary, which is printed however the loop ends (runs, time, findings, a signal).
+ *
+ * Time (--time T): the session's deadline is T after the command began (calibration counted).
+ * At T no run starts; the runs in flight get one reaction timeout more to finish and be judged,
+ * then everything still waiting is cut. A finding not confirmed by then is listed, not reported.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd_fuzz.h"
+#include "interrupt.h"
+#include "net.h"
+
+#define MAX_SIGS 64
+#define RING (NF_SLOTS + 2) /* programs kept: those in flight and the two before them */
+#define MAX_PEND 8
+
+typedef struct fz_pend {
+	uint64_t run;
+	nf_finding f;
+} fz_pend;
+
+/* The fuzzing loop's state. */
+typedef struct fz {
+	const nf_opts *o;
+	nf_session *s;
+	nf_prog *ring[RING];
+	nf_prog *min;
+	struct { enum nf_fkind k; char req[32]; } seen[MAX_SIGS];
+	size_t nseen;
+	unsigned nfound, nunconfirmed;
+	int status;
+	bool dut_lost;              /* the DUT stopped answering and cannot be restarted */
+	bool crashy_seen;           /* a crash or dead DUT was reported or listed */
+	fz_pend pend[MAX_PEND];
+	size_t npend;
+	uint64_t first;
+} fz;
+
+static void fz_free(fz *x)
+{
+	for (int i = 0; i < RING; i++)
+		free(x->ring[i]);
+	free(x->min);
+}
+
+static bool seen_sig(const fz *x, enum nf_fkind k, const char *req)
+{
+	for (size_t i = 0; i < x->nseen; i++)
+		if (x->seen[i].k == k && !strcmp(x->seen[i].req, req))
+			return true;
+	return false;
+}
+
+static void add_sig(fz *x, enum nf_fkind k, const char *req)
+{
+	if (x->nseen < MAX_SIGS && !seen_sig(x, k, req)) {
+		x->seen[x->nseen].k = k;
+		snprintf(x->seen[x->nseen++].req, sizeof x->seen[0].req, "%s", req);
+	}
+}
+
+static void pend(fz *x, uint64_t run, const nf_finding *f)
+{
+	for (size_t i = 0; i < x->npend; i++)
+		if (x->pend[i].run == run && x->pend[i].f.kind == f->kind)
+			return;
+	if (x->npend < MAX_PEND) {
+		x->pend[x->npend].run = run;
+		x->pend[x->npend++].f = *f;
+	}
+}
+
+/* Finishes the run in slot k; a finding is queued for fz_handle. A DUT found dead (or a crash)
+ * may come from any of the recent programs: each is a candidate. */
+static int fz_finish(fz *x, int k, uint64_t run)
+{
+	nf_finding f;
+	iw_err e;
+	if (nf_run_finish(x->s, k, &f, &e) != IW_OK) {
+		fprintf(stderr, "\niwspec fuzz: %s\n", e.msg);
+		x->status = IW_EXIT_ERROR;
+		return IW_ESTATE;
+	}
+	if (f.kind == NF_F_NONE)
+		return IW_OK;
+	bool crashy = f.kind == NF_F_CRASH || f.kind == NF_F_DEAD;
+	if (crashy) {
+		for (uint64_t back = NF_SLOTS; back >= 1; back--)
+			if (run >= x->first + back)
+				pend(x, run - back, &f);
+	}
+	if (!f.previous)
+		pend(x, run, &f);
+	return IW_OK;
+}
+
+/* A finding the time (or a signal) left no room to confirm: listed once per kind and
+ * requirement, with what reproduces it. */
+static void unconfirmed(fz *x, const nf_prog *cand, const nf_finding *f)
+{
+	const nf_opts *o = x->o;
+	/* A crash or a dead DUT is one event whatever run is blamed: listed once. */
+	bool crashy = f->kind == NF_F_CRASH || f->kind == NF_F_DEAD;
+	if (seen_sig(x, f->kind, f->req) || (crashy && x->crashy_seen))
+		return;
+	add_sig(x, f->kind, f->req);
+	x->crashy_seen |= crashy;
+	x->nunconfirmed++;
+	if (o->log)
+		fprintf(o->log, "%siwspec fuzz: run %llu: %s [%s] %s: not confirmed, %s first; not reported (try "
+			"--seed %llu --first-run %llu --runs 1)\n", o->progress ? "\n" : "", (unsigned long long)cand->run,
+			nf_fkind_name(f->kind), f->req, f->detail, iw_interrupted() ? "a signal came" : "the time ran out",
+			(unsigned long long)o->seed, (unsigned long long)cand->run);
+}
+
+/* Confirms, minimises and writes the queued findings, oldest run first. */
+static void fz_handle(fz *x)
+{
+	const nf_opts *o = x->o;
+	iw_err e;
+	for (size_t a = 0; a < x->npend; a++)
+		for (size_t b = a + 1; b < x->npend; b++)
+			if (x->pend[b].run < x->pend[a].run) {
+				fz_pend t = x->pend[a];
+				x->pend[a] = x->pend[b];
+				x->pend[b] = t;
+			}
+	for (size_t i = 0; i < x->npend && x->nfound < o->max_findings; i++) {
+		nf_finding f = x->pend[i].f;
+		const nf_prog *cand = x->ring[x->pend[i].run % RING];
+		if (cand->run != x->pend[i].run || !cand->n)
+			continue;
+		if (seen_sig(x, f.kind, f.req))
+			continue;
+		nf_finding got, fin;
+		if (nf_session_expired(x->s)) {
+			if (!f.previous)
+				unconfirmed(x, cand, &f);
+			continue;
+		}
+		if (!nf_confirm(x->s, cand, &f, 3, &got, &e)) {
+			if (nf_session_expired(x->s))
+				unconfirmed(x, cand, &f);
+			else if (o->log && !(f.kind == NF_F_CRASH || f.kind == NF_F_DEAD))
+				fprintf(o->log, "%siwspec fuzz: run %llu: %s (%s) did not reproduce: not reported\n",
+					o->progress ? "\n" : "", (unsigned long long)cand->run, f.detail, f.req);
+			continue;
+		}
+		memcpy(x->min, cand, sizeof *x->min);
+		fin = got;
+		if (!o->no_minimize)
+			nf_minimize(x->s, cand, &got, 400, x->min, &fin, &e);
+		bool dup = seen_sig(x, fin.kind, fin.req);
+		add_sig(x, f.kind, f.req);
+		add_sig(x, got.kind, got.req);
+		add_sig(x, fin.kind, fin.req);
+		if (dup)
+			continue;
+		x->nfound++;
+		x->status = IW_EXIT_FAIL;
+		x->crashy_seen |= fin.kind == NF_F_CRASH || fin.kind == NF_F_DEAD;
+		if (o->log)
+			fprintf(o->log, "%siwspec fuzz: FINDING %u (run %llu, %zu -> %zu actions): %s [%s] %s\n",
+				o->progress ? "\n" : "", x->nfound, (unsigned long long)cand->run, cand->n, x->min->n,
+				nf_fkind_name(fin.kind), fin.req, fin.detail);
+		if (o->out_dir && nf_write_finding(x->s, o->out_dir, x->nfound, x->min, &fin, &e) != IW_OK)
+			fprintf(stderr, "iwspec fuzz: cannot write finding %u: %s\n", x->nfound, e.msg);
+		else if (o->out_dir && o->log)
+			fprintf(o->log, "iwspec fuzz:   written to %s/finding-%u/ (case.iwt, seed.txt, capture.pcap)\n",
+				o->out_dir, x->nfound);
+	}
+	x->npend = 0;
+}
+
+static void fz_progress(const fz *x, int64_t t0, bool final)
+{
+	const nf_opts *o = x->o;
+	if (!o->progress && !final)
+		return;
+	const nf_stats *st = nf_session_stats(x->s);
+	FILE *f = o->progress_out;
+	double secs = (double)(iw_net_now_ms() - t0) / 1000.0;
+	unsigned have, total;
+	nf_cov_counts(&st->cov, &have, &total);
+	bool tty = isatty(fileno(f));
+	char extra[160] = "";
+	if (final && st->inconclusive)
+		snprintf(extra, sizeof extra, "; %llu run%s cut by the time limit or a signal, not judged",
+			 (unsigned long long)st->inconclusive, st->inconclusive == 1 ? "" : "s");
+	if (final && x->nunconfirmed)
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %u finding%s not confirmed in time",
+			 x->nunconfirmed, x->nunconfirmed == 1 ? "" : "s");
+	fprintf(f, "%sfuzz: %llu runs, %.0f runs/s, %u finding%s, coverage %u/%u states+events+error codes%s%s",
+		tty && !final ? "\r" : "", (unsigned long long)st->runs, secs > 0 ? (double)st->runs / secs : 0.0,
+		x->nfound, x->nfound == 1 ? "" : "s", have, total, extra, final || !tty ? "\n" : "   ");
+	fflush(f);
+}
+
+/* Finishes every run still in flight, oldest first. */
+static void fz_drain(fz *x, bool *started, const uint64_t *srun, uint64_t run)
+{
+	for (int k = 0; k < NF_SLOTS; k++) {
+		int j = (int)((run + (uint64_t)k) % NF_SLOTS);
+		if (started[j]) {
+			started[j] = false;
+			fz_finish(x, j, srun[j]);
+		}
+	}
+}
+
+int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0)
+{
+	const nf_dutinfo *d = nf_session_dut(s);
+	fz x;
+	memset(&x, 0, sizeof x);
+	x.o = o;
+	x.s = s;
+	x.first = first;
+	x.min = malloc(sizeof *x.min);
+	bool oom = !x.min;
+	for (int i = 0; i < RING; i++)
+		oom |= !(x.ring[i] = malloc(sizeof *x.ring[i]));
+	if (oom) {
+		fz_free(&x);
+		fprintf(stderr, "iwspec fuzz: out of memory\n");
+		return IW_EXIT_ERROR;
+	}
+	x.status = IW_EXIT_OK;
+	int64_t last = t0;
+	bool started[NF_SLOTS] = {false};
+	uint64_t srun[NF_SLOTS] = {0};
+	uint64_t run;
+	iw_err e;
+	/* NF_SLOTS runs in flight: while the DUT answers one, the next ones are sent. Findings are
+	 * handled (confirmed, minimised, written) with nothing in flight. */
+	for (run = first;; run++) {
+		int k = (int)(run % NF_SLOTS);
+		if (started[k]) {
+			started[k] = false;
+			if (fz_finish(&x, k, srun[k]) != IW_OK)
+				break;
+		}
+		if (x.npend) {
+			/* The others in flight first, oldest first, so nothing runs while it is handled. */
+			for (int j = 1; j < NF_SLOTS; j++) {
+				int m = (k + j) % NF_SLOTS;
+				if (started[m]) {
+					started[m] = false;
+					fz_finish(&x, m, srun[m]);
+				}
+			}
+			fz_handle(&x);
+		}
+		int64_t now = iw_net_now_ms();
+		if ((o->runs && run - first >= o->runs) || (o->deadline_ms && now >= o->deadline_ms) ||
+		    x.nfound >= o->max_findings || x.status == IW_EXIT_ERROR || iw_interrupted())
+			break;
+		if (now - last >= 500) {
+			fz_progress(&x, t0, false);
+			last = now;
+		}
+		nf_prog *p = x.ring[run % RING];
+		nf_generate(p, d, o->seed, run);
+		if (nf_run_start(s, p, k, &e) != IW_OK) {
+			/* The DUT is gone for good: what was found so far is still handled. */
+			fprintf(stderr, "%siwspec fuzz: %s: fuzzing stops at run %llu\n", o->progress ? "\n" : "", e.msg,
+				(unsigned long long)run);
+			x.dut_lost = true;
+			break;
+		}
+		started[k] = true;
+		srun[k] = run;
+	}
+	/* The runs in flight may take one reaction timeout past the deadline to be judged. */
+	if (o->deadline_ms && !iw_interrupted() && iw_net_now_ms() >= o->deadline_ms)
+		nf_session_set_deadline(s, o->deadline_ms + d->idle_ms);
+	fz_drain(&x, started, srun, run);
+	if (x.npend && x.status != IW_EXIT_ERROR && x.nfound < o->max_findings)
+		fz_handle(&x);
+	fz_progress(&x, t0, true);
+	int status = x.status;
+	if (x.dut_lost && !x.nfound)
+		status = IW_EXIT_ERROR;
+	if (iw_interrupted()) {
+		int sig = iw_interrupt_signal();
+		if (o->log)
+			fprintf(o->log, "iwspec fuzz: interrupted by %s: %u finding%s written so far%s%s\n",
+				sig == SIGTERM ? "SIGTERM" : "SIGINT", x.nfound, x.nfound == 1 ? "" : "s",
+				o->out_dir && x.nfound ? " to " : "", o->out_dir && x.nfound ? o->out_dir : "");
+		status = 128 + sig;
+	}
+	fz_free(&x);
+	return status;
+}
