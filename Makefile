@@ -127,6 +127,7 @@ test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/netfuzz.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/fuzz_hostile.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile_run.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/rawtcp.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
 	sh tests/cli/install.sh

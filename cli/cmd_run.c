@@ -11,6 +11,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "interrupt.h"
 #include "iw_conn.h"
 #include "provenance.h"
@@ -33,6 +34,7 @@ static void usage(FILE *f)
 		"                  [--cases GLOB|FILE|DIR] [--case-dir DIR] [--report DIR]\n"
 		"                  [--resegment MODE] [--markers on|off] [--crc on|off] [--seed N] [--jobs N]\n"
 		"                  [--no-progress] [--html] [--pcap] [--expect FILE] [--write-expect FILE]\n"
+		"                  [--keep-going]\n"
 		"\n"
 		"Runs conformance cases against a device under test and writes results.json and junit.xml.\n"
 		"\n"
@@ -53,7 +55,7 @@ static void usage(FILE *f)
 		"                     (the DUT is asked to want them when its configuration says markers = yes)\n"
 		"  --crc on|off       off: `startup` sends C=0 and a DUT with crc = optional-off is put in its\n"
 		"                     no-CRC mode, so CRCs are off where the case allows (default on)\n"
-		"  --seed N           seed of the random choices (default 1)\n"
+		"  --seed N           seed of the random choices: 0 to 2^64-1, decimal or 0x hex (default 1)\n"
 		"  --jobs N           cases at a time, each on its own connections (default 40 against the\n"
 		"                     built-in DUT, whose cases mostly wait on timers; 1 against any other DUT;\n"
 		"                     docs/dut-config.md says what more means for tcp: and exec: DUTs)\n"
@@ -63,10 +65,19 @@ static void usage(FILE *f)
 		"  --expect FILE      compare every verdict with a baseline (CASE-ID[@PROFILE] VERDICT [: reason]\n"
 		"                     per line); any difference, either way, makes the exit status 1\n"
 		"  --write-expect FILE  write this run's verdicts as a baseline\n"
+		"  --keep-going       run every case even when the DUT cannot be reached; without it a tcp: DUT\n"
+		"                     gets one connection attempt before the first case (a refusal stops the\n"
+		"                     run at once, silence after connect_timeout), and a run whose first\n"
+		"                     finished case could not connect, while none has, stops there\n"
+		"\n"
+		"Every argument is checked before anything runs (the report directory is created then).\n"
 		"\n"
 		"exit status: 0 no case failed and at least one ran, 1 a case failed (with --expect: a result\n"
-		"differs from the baseline), 2 bad usage or configuration, 3 no case selected or ran, or a\n"
-		"harness error, 130/143 interrupted by SIGINT/SIGTERM (partial reports, marked incomplete)\n",
+		"differs from the baseline), 2 bad usage or configuration (a bad option, a missing case file,\n"
+		"an empty or unreadable DUT configuration, a report directory that cannot be written),\n"
+		"3 no case selected or ran, a harness error, or the DUT could not be reached (the run stopped;\n"
+		"the reports hold the cases that ran, marked incomplete), 130/143 interrupted by\n"
+		"SIGINT/SIGTERM (partial reports, marked incomplete)\n",
 		names);
 }
 
@@ -90,7 +101,7 @@ int cmd_run(int argc, char **argv)
 		{"html", no_argument, 0, 'H'},          {"pcap", no_argument, 0, 'P'},
 		{"expect", required_argument, 0, 'E'},  {"write-expect", required_argument, 0, 'W'},
 		{"jobs", required_argument, 0, 'j'},    {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{"keep-going", no_argument, 0, 'k'},    {0, 0, 0, 0},
 	};
 	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *select = NULL, *case_dir = NULL;
 	const char *report = "out/latest";
@@ -116,11 +127,9 @@ int cmd_run(int argc, char **argv)
 				return bad("--resegment '%s' is not a mode; use none, octet, random or coalesce", optarg);
 			break;
 		case 'S': {
-			char *end;
-			errno = 0;
-			o.seed = strtoull(optarg, &end, 0);
-			if (errno || *end)
-				return bad("--seed '%s' is not a number", optarg);
+			iw_err se;
+			if (iw_cli_parse_seed("--seed", optarg, &o.seed, &se))
+				return bad("%s", se.msg);
 			break;
 		}
 		case 'M':
@@ -144,6 +153,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'n': progress = false; break;
+		case 'k': o.keep_going = true; break;
 		case 'H': outs.html = true; break;
 		case 'P': outs.pcap = true; break;
 		case 'E': outs.expect = optarg; break;
@@ -157,6 +167,10 @@ int cmd_run(int argc, char **argv)
 		return bad("unexpected argument '%s'; see 'iwspec run --help'", argv[optind]);
 	iw_dut_config_default(&o.dut);
 	iw_err e;
+	if (config && iw_cli_check_dut_config(config, &e))
+		return bad("%s", e.msg);
+	if (select && iw_cli_check_case_path(select, &e))
+		return bad("%s", e.msg);
 	if (config && iw_dut_config_load(&o.dut, config, &e)) {
 		fprintf(stderr, "iwspec run: %s\n", e.msg);
 		return IW_EXIT_USAGE;
@@ -187,6 +201,14 @@ int cmd_run(int argc, char **argv)
 	memset(&base, 0, sizeof base);
 	if (outs.expect && iw_baseline_load(&base, outs.expect, &e)) {
 		fprintf(stderr, "iwspec run: %s\n", e.msg);
+		iw_catalog_free(&cat);
+		return IW_EXIT_USAGE;
+	}
+	/* The outputs last: creating the report directory is the first thing the run leaves behind. */
+	if ((outs.write_expect && iw_cli_check_out_file("--write-expect", outs.write_expect, &e)) ||
+	    iw_cli_check_report_dir(*report ? report : ".", &e)) {
+		fprintf(stderr, "iwspec run: %s\n", e.msg);
+		iw_baseline_free(&base);
 		iw_catalog_free(&cat);
 		return IW_EXIT_USAGE;
 	}

@@ -86,6 +86,14 @@ int iw_run_finish(const iw_run_outputs *out, iw_baseline *b, iw_run *run, FILE *
 	fflush(console);
 	iw_baseline_diffs_free(diffs, ndiffs);
 
+	/* One message for a DUT that is not there, after the reports (which hold what ran). */
+	if (run->stopped[0]) {
+		fprintf(console, "\n  STOPPED: %s\n  %zu of the selected cases did not run. Check that the DUT is up and "
+			"listening where --dut (or the configuration's dut) says, or pass --keep-going to run every case "
+			"anyway.\n", run->stopped, run->not_started);
+		fflush(console);
+		return IW_EXIT_ERROR;
+	}
 	if (!run->complete) {
 		int sig = run->stop_signal ? run->stop_signal : SIGINT;
 		fprintf(console, "\n  INCOMPLETE: interrupted by %s; the reports above are partial and marked so\n",

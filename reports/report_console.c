@@ -195,9 +195,9 @@ void iw_console_summary(FILE *f, const iw_run *run, const char *report_dir)
 	if (run->end_unix_ms > run->start_unix_ms && run->start_unix_ms > 0)
 		fprintf(f, "  %zu cases in %.3f s%s\n", run->ncases,
 			(double)(run->end_unix_ms - run->start_unix_ms) / 1000.0,
-			run->complete ? "" : " (interrupted: the run is incomplete)");
+			run->complete ? "" : run->stopped[0] ? " (stopped: the run is incomplete)" : " (interrupted: the run is incomplete)");
 	else
-		fprintf(f, "  %zu cases%s\n", run->ncases, run->complete ? "" : " (interrupted: the run is incomplete)");
+		fprintf(f, "  %zu cases%s\n", run->ncases, run->complete ? "" : run->stopped[0] ? " (stopped: the run is incomplete)" : " (interrupted: the run is incomplete)");
 
 	fputs("\n  verdict  cases\n", f);
 	for (int v = 0; v < IW_VERDICT_COUNT; v++)

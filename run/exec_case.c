@@ -14,6 +14,7 @@
 
 #include "interrupt.h"
 #include "net.h"
+#include "req_level.h"
 
 int64_t ex_now_us(void)
 {
@@ -43,18 +44,50 @@ void ex_note(ctx *x, const char *fmt, ...)
 }
 
 /* Records a broken expectation; the first one decides the verdict. */
-bool ex_fail(ctx *x, const char *req, const char *fmt, ...)
+static bool vfail(ctx *x, const char *req, bool per_frame, const char *fmt, va_list ap)
 {
 	if (x->failed)
 		return false;
 	x->failed = true;
-	va_list ap;
-	va_start(ap, fmt);
+	/* No requirement named (or a model event without one): the case's first. */
+	if (req && !*req)
+		req = NULL;
+	x->fail_by = per_frame && req ? EX_EVERY_FRAME : EX_BY_CASE;
+	/* The startup exchange ends, for the case, when it first sends in full operation: the checks
+	 * of the DUT's frame made just after both frames are in are still part of it. */
+	x->fail_full_op = x->h && x->h->full_op && x->h->sent_in_full_op;
 	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
-	va_end(ap);
 	snprintf(x->fail_req, sizeof x->fail_req, "%s", req ? req : (x->c->nreqs ? x->c->reqs[0].id : ""));
 	iw_result_blame(x->r, x->fail_req); /* which wire entry and field the report highlights */
 	return false;
+}
+
+bool ex_fail(ctx *x, const char *req, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(x, req, false, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool ex_fail_frame(ctx *x, const char *req, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(x, req, true, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+void ex_unfail(ctx *x)
+{
+	x->failed = false;
+	x->fail_by = EX_BY_CASE;
+	x->fail_req[0] = '\0';
+	x->r->reason[0] = '\0';
+	x->r->fail_wire = 0;
+	x->r->fail_field[0] = '\0';
 }
 
 bool ex_herror(ctx *x, const char *fmt, ...)
@@ -178,6 +211,77 @@ static bool run_step(ctx *x, const iw_step *s)
 	}
 }
 
+static const iw_case_req *cited_req(const iw_case *c, const char *id)
+{
+	for (size_t i = 0; i < c->nreqs; i++)
+		if (!strcmp(c->reqs[i].id, id))
+			return &c->reqs[i];
+	return NULL;
+}
+
+/* The verdict of a broken requirement. Its level is the catalog's (req_level.h), or the weaker
+ * one the case holds it at; the reason ends with the ID and the catalog's keyword. A case is
+ * judged on what it cites and on the checks every case makes (enum ex_judge). A requirement
+ * neither: broken in the startup exchange, it is a step the case needs and other cases judge
+ * (the Reply of a DDP case), which leaves this case unjudged, a SKIP that names it; broken in
+ * full operation, it is what the case's own expectations saw (an echo's payload read back as a
+ * check that nothing was placed after an error), held against the case's first requirement,
+ * the reason naming both. */
+static void judge_failure(ctx *x, iw_case_result *r)
+{
+	const iw_case *c = x->c;
+	const iw_case_req *cited = cited_req(c, x->fail_req);
+	enum iw_level lvl = cited ? cited->level : IW_LEVEL_MUST;
+	const char *kw = NULL;
+	bool known = iw_req_level(x->fail_req, &lvl, &kw);
+	if (!cited && x->fail_by == EX_BY_CASE && (!x->fail_full_op || !c->nreqs)) {
+		char why[sizeof r->reason];
+		snprintf(why, sizeof why, "not judged: a step this case needs broke %s (%s), which the case does not cite and "
+			 "other cases judge: %.800s", x->fail_req, kw ? kw : iw_level_name(lvl), r->reason);
+		memcpy(r->reason, why, sizeof why);
+		r->verdict = IW_SKIP;
+		return;
+	}
+	if (!cited && x->fail_by == EX_BY_CASE) {
+		size_t l = strlen(r->reason);
+		snprintf(r->reason + l, sizeof r->reason - l, " (seen as %s, which this case checks as %s)", x->fail_req,
+			 c->reqs[0].id);
+		snprintf(x->fail_req, sizeof x->fail_req, "%s", c->reqs[0].id);
+		cited = &c->reqs[0];
+		kw = NULL;
+		lvl = cited->level;
+		known = iw_req_level(x->fail_req, &lvl, &kw);
+	}
+	/* A case may hold what it cites weaker than the catalog (a §6 position), never stronger. */
+	bool held_weaker = cited && known && cited->level > lvl;
+	if (held_weaker || (cited && !known))
+		lvl = cited->level;
+	snprintf(r->failed_req, sizeof r->failed_req, "%s", x->fail_req);
+	r->verdict = lvl == IW_LEVEL_MUST ? IW_FAIL : lvl == IW_LEVEL_SHOULD ? IW_WARN : IW_INFO;
+	char held[48] = "";
+	if (held_weaker)
+		snprintf(held, sizeof held, ", held as %s by this case", iw_level_name(lvl));
+	size_t l = strlen(r->reason);
+	const char *by = cited ? "" : x->fail_by == EX_LIVENESS ? ", judged by the liveness probe" : ", judged on every frame";
+	snprintf(r->reason + l, sizeof r->reason - l, " [requirement %s %s%s%s]", x->fail_req,
+		 kw ? kw : iw_level_name(lvl), held, by);
+}
+
+/* Whether the case has an `expect alive`, among its steps or in an alternative of a one-of. */
+static bool expects_alive(const iw_case *c)
+{
+	for (size_t i = 0; i < c->nsteps; i++) {
+		const iw_step *s = &c->steps[i];
+		if (s->kind == IW_EXPECT_ALIVE)
+			return true;
+		for (size_t a = 0; a < s->nalts; a++)
+			for (size_t k = 0; k < s->alts[a].nseq; k++)
+				if (s->alts[a].seq[k]->kind == IW_EXPECT_ALIVE)
+					return true;
+	}
+	return false;
+}
+
 void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_run_opts *o, iw_driver *drv,
 		  iw_case_result *r)
 {
@@ -196,6 +300,7 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 	x->drv = drv;
 	x->r = r;
 	x->dut_role = dut_role;
+	x->served_before = -1;
 	x->rng = (o->seed ? o->seed : 0x9E3779B97F4A7C15ull) ^ (uint64_t)strlen(c->id) * 0x100000001B3ull;
 	for (const char *k = c->id; *k; k++)
 		x->rng = (x->rng ^ (uint8_t)*k) * 0x100000001B3ull;
@@ -225,6 +330,13 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 			ex_herror(x, "the DUT could not be configured for the case: %s", e.msg);
 		x->instr_markers = want_m;
 		x->instr_crc_off = want_nocrc;
+	}
+	/* A DUT that answers no fresh connection cannot be judged on staying alive after the case:
+	 * ask it once before. Its time is not taken from the case's. */
+	if (!x->failed && p->startup_frames && expects_alive(c)) {
+		int64_t t = ex_now_us();
+		ex_probe_served(x);
+		x->deadline_us += ex_now_us() - t;
 	}
 	if (!x->failed) {
 		for (size_t i = 0; i < c->nsteps && !x->failed && !iw_interrupted(); i++) {
@@ -261,6 +373,8 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 	for (int i = 0; i < MAX_CONNS; i++)
 		ex_hconn_free(&x->conns[i]);
 	r->duration_ms = (ex_now_us() - x->t0_us) / 1000;
+	r->dut_reached = x->reached;
+	r->dut_unreachable = x->unreachable && !x->reached;
 	if (x->failed && !x->harness_error && x->pd_over_limit) {
 		/* The configuration declares the DUT takes less private data than this case sent: its
 		 * refusal is the declared deviation, not a finding. A DUT that copes still passes. */
@@ -272,14 +386,7 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 	} else if (x->harness_error) {
 		r->verdict = IW_ERROR;
 	} else if (x->failed) {
-		snprintf(r->failed_req, sizeof r->failed_req, "%s", x->fail_req);
-		enum iw_level lvl = c->level;
-		for (size_t i = 0; i < c->nreqs; i++)
-			if (!strcmp(c->reqs[i].id, x->fail_req))
-				lvl = c->reqs[i].level;
-		r->verdict = lvl == IW_LEVEL_MUST ? IW_FAIL : lvl == IW_LEVEL_SHOULD ? IW_WARN : IW_INFO;
-		size_t l = strlen(r->reason);
-		snprintf(r->reason + l, sizeof r->reason - l, " [requirement %s %s]", x->fail_req, iw_level_name(lvl));
+		judge_failure(x, r);
 	} else {
 		r->verdict = measured || c->level == IW_LEVEL_INFO ? IW_INFO : IW_PASS;
 		if (r->verdict == IW_INFO && r->nmeasures)

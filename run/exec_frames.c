@@ -163,6 +163,7 @@ static const char *sender_req(const char *receiver_req, enum iw_mpa_kind kind)
 /* Consumes one startup frame of the DUT and judges it. */
 bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 {
+	int64_t start = ex_now_us();
 	int64_t deadline = ex_within_deadline(x, s);
 	iw_mpa_frame f;
 	size_t need = IW_MPA_FRAME_HDR_LEN, flen = 0;
@@ -177,19 +178,37 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 			break;
 		need = flen;
 	}
-	const char *req = kind == IW_MPA_REPLY ? "MPA-6.1-R2f" : "MPA-6.1-R1a";
+	/* No frame at all: an initiator must send its Request (rule 1); a responder answers a valid
+	 * Request (rule 2: it waits for one and validates it, then replies). Whether R is 0 (R2f) or
+	 * 1 (R2c) is a SHOULD; answering is not, so a missing Reply breaks MPA-6.1-R2a, except where
+	 * the case expects a refusal (r=1: the refusing Reply is R2c's SHOULD). A Request the model
+	 * refuses is answered by a close, so a missing Reply to it breaks only what the case expected
+	 * (R2f). */
+	const iw_arg *ra = iw_step_arg(s, "r");
+	bool refusal = kind == IW_MPA_REPLY && ra && !ra->is_pattern_any && ra->i == 1;
+	const char *req = kind == IW_MPA_REQUEST ? "MPA-6.1-R1a"
+			  : refusal ? "MPA-6.1-R2c"
+			  : x->h->model_full ? "MPA-6.1-R2a" : "MPA-6.1-R2f";
+	const char *rule = kind == IW_MPA_REQUEST ? "an initiator sends its Request first"
+			   : refusal ? "a responder should refuse unacceptable private data with a Reply R=1"
+			   : x->h->model_full ? "a responder answers a valid Request" : "";
 	if (rc == IW_ETRUNC) {
 		size_t got = ex_avail(x);
 		if (got)
 			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, got,
 				       "%zu octets of an incomplete %s", got, ex_kind_name(kind));
 		if (got >= IW_MPA_FRAME_HDR_LEN)
-			return ex_fail(x, "MPA-6.1.1-08", "the DUT's %s announces PD_Length %u but only %zu octets of private "
+			return ex_fail_frame(x, "MPA-6.1.1-08", "the DUT's %s announces PD_Length %u but only %zu octets of private "
 				    "data arrived before %s", ex_kind_name(kind), f.pd_length, got - IW_MPA_FRAME_HDR_LEN,
 				    x->h->rst ? "a reset" : x->h->fin ? "its FIN" : "the wait ended");
-		return ex_fail(x, req, "expected a %s frame; %s after %zu of %zu octets", ex_kind_name(kind),
-			    x->h->rst ? "the DUT reset the connection" : x->h->fin ? "the DUT closed (FIN)" : "nothing more arrived",
-			    got, flen);
+		char how[96];
+		if (x->h->rst || x->h->fin)
+			snprintf(how, sizeof how, "the DUT %s", x->h->rst ? "reset the connection" : "closed (FIN)");
+		else
+			snprintf(how, sizeof how, "nothing %sarrived in %lld ms", got ? "more " : "",
+				 (long long)((ex_now_us() - start) / 1000));
+		return ex_fail(x, req, "expected a %s frame; %s after %zu of %zu octets%s%s%s", ex_kind_name(kind), how, got,
+			    flen, *rule ? " (" : "", rule, *rule ? ")" : "");
 	}
 	if (rc != IW_OK)
 		return ex_fail(x, req, "expected a %s frame; cannot decode: %s", ex_kind_name(kind), e.msg);
@@ -206,7 +225,7 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	iw_viol_list l = {.v = vs, .cap = 16};
 	iw_mpa_frame_check(x->p, &f, kind, &l);
 	if (l.n)
-		return ex_fail(x, sender_req(vs[0].req, kind), "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
+		return ex_fail_frame(x, sender_req(vs[0].req, kind), "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
 			    ex_kind_name(kind), kind == IW_MPA_REPLY ? "responder" : "initiator", vs[0].detail, sum);
 	char why[128];
 	const iw_arg *k = iw_step_arg(s, "key");
@@ -223,9 +242,16 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 		{"ird", "MPA-6.1.1-08"}, {"ord", "MPA-6.1.1-08"}, {"p2p", "MPA-6.1.1-08"},
 	};
 	int64_t vals[] = {f.m, f.c, f.r, f.res, f.enhanced, f.rev, f.pd_length, f.ird, f.ord, f.p2p};
-	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-		if (!ex_pattern_ok(s, fields[i].name, vals[i], why, sizeof why))
-			return ex_fail(x, fields[i].req, "%s: %s (seen: %s)", ex_kind_name(kind), why, sum);
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		if (ex_pattern_ok(s, fields[i].name, vals[i], why, sizeof why))
+			continue;
+		/* A Reply's R is the responder's answer: R=1 to refuse the private data (MPA-6.1-R2c),
+		 * R=0 to accept it (R2f); in a Request it is only a reserved zero (MPA-6.1.1-R1). */
+		const char *freq = fields[i].req;
+		if (!strcmp(fields[i].name, "r") && kind == IW_MPA_REPLY)
+			freq = f.r ? "MPA-6.1-R2f" : "MPA-6.1-R2c";
+		return ex_fail(x, freq, "%s: %s (seen: %s)", ex_kind_name(kind), why, sum);
+	}
 	const iw_arg *pd = iw_step_arg(s, "pd");
 	if (pd && !pd->is_pattern_any && (pd->nbytes != f.pd_len || memcmp(pd->bytes, f.pd, f.pd_len)))
 		return ex_fail(x, "MPA-6.1-R9c", "%s private data differs from the expected %zu octets (seen %zu octets)",

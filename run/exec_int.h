@@ -66,6 +66,7 @@ typedef struct hconn {
 	size_t fullop_in_off;       /* where full operation began in `in` (for diagnosis) */
 	bool fullop_in_valid;
 	bool sent_fpdu;             /* the harness has sent an FPDU on this connection */
+	bool sent_in_full_op;       /* ... or any octet since full operation began (`send raw` too) */
 	/* the reflector's advertised tagged buffer (its greeting), defaults for write/read */
 	bool have_adv;
 	uint32_t adv_stag;
@@ -98,6 +99,11 @@ typedef struct hconn {
 
 #define MAX_CONNS 4
 
+/* Who judged a failure. A case fails on what it cites, and on the checks the harness makes in
+ * every case: each frame the DUT sends held to the sender's rules (ex_fail_frame), and the
+ * liveness probe of `expect alive` (a fresh valid startup frame is still answered). */
+enum ex_judge { EX_BY_CASE, EX_EVERY_FRAME, EX_LIVENESS };
+
 typedef struct ctx {
 	const iw_case *c;
 	const iw_profile *p;
@@ -120,8 +126,16 @@ typedef struct ctx {
 	/* verdict */
 	bool failed;
 	bool harness_error;
+	enum ex_judge fail_by;      /* who judged the failure: the case's own steps or a check every case makes */
+	bool fail_full_op;          /* the failure came in full operation, once the harness had sent in it */
 	uint32_t pd_over_limit;     /* a Request's PD_Length above the DUT's declared private_data_limit */
 	char fail_req[32];
+	/* reaching the DUT */
+	bool reached;               /* a connection to (or from) the DUT was opened */
+	bool unreachable;           /* the case's first connection could not be opened */
+	/* `expect alive`: whether a fresh connection got its startup frame before the case began
+	 * (-1 not probed); a DUT that never answers cannot be judged on staying alive */
+	int served_before;
 } ctx;
 
 #define MSG_MAX (16u << 20)
@@ -154,15 +168,20 @@ extern const size_t ex_nmsg_types;
 
 /* exec_case.c. The time since the case began; a note in the wire log; the verdict: ex_fail
  * records the first broken expectation with the requirement it rests on (NULL: the case's
- * own), ex_herror a harness or environment failure (ERROR); both return false so a step can
- * `return ex_fail(...)`. ex_arg_i reads a step's integer argument; ex_within_deadline is the
- * step's `within` bounded by the case's timeout. */
+ * first), which the case must cite; ex_fail_frame one broken by a check the harness makes on
+ * every frame the DUT sends, whatever the case (verify/, the startup frame's own rules), which
+ * may be one the case does not cite; ex_herror a harness or environment failure (ERROR); all
+ * return false so a step can `return ex_fail(...)`. ex_arg_i reads a step's integer argument;
+ * ex_within_deadline is the step's `within` bounded by the case's timeout. */
 int64_t ex_now_us(void);
 uint64_t ex_rng_next(ctx *x);
 int64_t ex_tcase(ctx *x);
 void ex_note(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool ex_fail(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool ex_fail_frame(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool ex_herror(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Forgets a failure recorded by a step whose outcome turned out not to count. */
+void ex_unfail(ctx *x);
 int64_t ex_arg_i(const iw_step *s, const char *name, int64_t def);
 int64_t ex_within_deadline(ctx *x, const iw_step *s);
 bool ex_run_expect(ctx *x, const iw_step *s);
@@ -207,13 +226,16 @@ bool ex_exp_close(ctx *x, const iw_step *s);
 bool ex_exp_silence(ctx *x, const iw_step *s);
 
 /* exec_startup.c. `startup` as the steps a case would write (ex_st_* build them), the M and C
- * bits the run asks for, and `expect alive`. */
+ * bits the run asks for, and `expect alive` with the probe made before the case. */
 void ex_st_init(iw_step *st, enum iw_step_kind k, const char *word, int line);
 void ex_st_int(iw_step *st, const char *name, int64_t v, enum iw_arg_type type);
 bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line);
 int ex_startup_m(const ctx *x, const iw_step *s);
 int ex_startup_c(const ctx *x, const iw_step *s);
 bool ex_exp_alive(ctx *x, const iw_step *s);
+/* Before a case with `expect alive`: does a fresh connection get the DUT's startup frame at all?
+ * Sets x->served_before; its own failure is no verdict (a connection that cannot be opened is). */
+void ex_probe_served(ctx *x);
 
 /* exec_model.c. `expect as-model`, `expect one-of`, `expect measure`. */
 bool ex_exp_as_model(ctx *x, const iw_step *s);

@@ -27,6 +27,7 @@ static void hconn_reset(hconn *h)
 	h->have_adv = false;
 	h->fullop_in_valid = false;
 	h->sent_fpdu = false;
+	h->sent_in_full_op = false;
 	for (int i = 0; i < 4; i++)
 		h->msn[i] = 1; /* the first MSN on every queue is 1 (DDP-6.3-09) */
 	iw_source_init(&h->src);
@@ -142,7 +143,15 @@ static bool send_all(ctx *x, const uint8_t *b, size_t n)
 			x->send_wait_us += ex_now_us() - t;
 			continue;
 		}
-		ex_note(x, "send failed after %zu of %zu octets: %s (the DUT closed or reset)", off, n, strerror(errno));
+		int err = errno;
+		ex_note(x, "send failed after %zu of %zu octets: %s (the DUT closed or reset)", off, n, strerror(err));
+		/* The send took the reset's error off the socket: a later read would see only an end of
+		 * stream, so the reset is recorded here. */
+		if (err == ECONNRESET && !x->h->rst) {
+			x->h->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "rst", NULL, 0,
+				       "DUT reset the connection (RST), seen when sending");
+		}
 		return true; /* not a harness fault: the expectations judge the close */
 	}
 	return true;
@@ -174,6 +183,7 @@ bool ex_send_cut(ctx *x, const uint8_t *b, size_t n)
 {
 	if (x->h->fd < 0)
 		return ex_herror(x, "send before connect or accept: the case must open a connection first");
+	x->h->sent_in_full_op |= x->h->full_op;
 	const split_cfg *s = &x->split;
 	if ((s->nat || s->every) && !ex_flush_pending(x))
 		return false;
@@ -328,14 +338,28 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	x->h = h;
 	iw_err e;
 	int fd = -1;
-	int rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, mss, &e)
-						  : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
-	/* A responder that accepted this case's first connection and now refuses another has stopped
+	int rc = IW_EINVAL;
+	if (x->o->connect_once && !x->reached && x->dut_role == IW_ROLE_RESPONDER)
+		rc = iw_reach_once(&x->o->dut, timeout_ms, mss, &fd, &e);
+	if (rc == IW_EINVAL)
+		rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, mss, &e)
+						      : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
+	/* A responder that accepted a connection of this case and now refuses another has stopped
 	 * serving (what `expect alive` probes): a finding, not a harness that cannot judge. */
-	if (rc && x->dut_role == IW_ROLE_RESPONDER && no > 1)
-		return ex_fail(x, "MPA-6.1-R2a", "the DUT no longer accepts connections (connection %d): %s", no, e.msg);
+	if (rc && x->dut_role == IW_ROLE_RESPONDER && x->reached) {
+		bool first = !x->failed;
+		ex_fail(x, "MPA-6.1-R2a", "the DUT no longer accepts connections (connection %d): %s", no, e.msg);
+		if (first)
+			x->fail_by = EX_LIVENESS;
+		return false;
+	}
+	/* Not one connection yet: the DUT is not there (the runner stops a run that never reaches
+	 * it). An MSS the kernel refuses is the case's own problem, not the DUT's absence. */
+	if (rc && mss <= 0)
+		x->unreachable = true;
 	if (rc)
 		return ex_herror(x, "cannot %s the DUT: %s", x->dut_role == IW_ROLE_RESPONDER ? "connect to" : "accept", e.msg);
+	x->reached = true;
 	h->fd = fd;
 	iw_result_wire(x->r, IW_NOTE, h->no, ex_tcase(x), "connect", NULL, 0, "connection %d %s", h->no,
 		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT");

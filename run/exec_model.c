@@ -160,7 +160,8 @@ bool ex_exp_as_model(ctx *x, const iw_step *s)
 			size_t l = strlen(x->r->reason);
 			snprintf(x->r->reason + l, sizeof x->r->reason - l, "; a conforming DUT closes here because %s (%s)",
 				 why.detail, why.req);
-			snprintf(x->fail_req, sizeof x->fail_req, "%s", why.req);
+			if (why.req && *why.req)
+				snprintf(x->fail_req, sizeof x->fail_req, "%s", why.req);
 			return false;
 		}
 		return true;

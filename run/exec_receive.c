@@ -92,7 +92,7 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 					       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked", ddp);
 				iw_check chk;
 				if (!iw_verify_fpdu(fp, &chk))
-					return ex_fail(x, chk.req, "%s", chk.detail);
+					return ex_fail_frame(x, chk.req, "%s", chk.detail);
 				x->h->dut_markers += fp->nmarkers;
 				return true;
 			}
@@ -104,7 +104,7 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 					       (unsigned long long)err.offset);
 			}
 			if (st == IW_RX_ERROR && decodes_with_markers(x, !x->h->rx->markers))
-				return ex_fail(x, x->h->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
+				return ex_fail_frame(x, x->h->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
 					    "%s: the DUT's FPDUs %s markers: they decode only %s them (%s)", req_ctx,
 					    x->h->rx->markers ? "lack the requested" : "carry unrequested",
 					    x->h->rx->markers ? "without" : "with", err.detail);
@@ -113,7 +113,7 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 				uint32_t c = fp->crc_computed;
 				uint32_t swapped = c >> 24 | (c >> 8 & 0xff00u) | (c << 8 & 0xff0000u) | c << 24;
 				bool be = err.ecode == IW_MPA_E_CRC && fp->crc_received == swapped;
-				return ex_fail(x, req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]%s", req_ctx,
+				return ex_fail_frame(x, req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]%s", req_ctx,
 					    (unsigned long long)err.offset, err.detail,
 					    iw_error_name(err.layer, err.etype, err.ecode),
 					    be ? " (the DUT sent its CRC most-significant octet first; A1: least-significant first)" : "");
@@ -166,18 +166,18 @@ bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw
 		iw_rdmap_msg m;
 		iw_violation v;
 		if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v))
-			return ex_fail(x, v.req, "%s: the DUT sent an invalid RDMAP message: %s", what, v.detail);
+			return ex_fail_frame(x, v.req, "%s: the DUT sent an invalid RDMAP message: %s", what, v.detail);
 		iw_check chk;
 		if (!iw_verify_ulpdu_size(fp, &chk))
-			return ex_fail(x, chk.req, "%s: %s", what, chk.detail);
+			return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
 		/* MULPDU for the connection's EMSS, clamped to [128, 64768] (MPA-3.2-03, A7). */
 		if (x->h->mss && fp->ulpdu_length > iw_mulpdu(x->h->mss, x->h->rx->markers))
-			return ex_fail(x, x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02",
+			return ex_fail_frame(x, x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02",
 				    "%s: the DUT sent a ULPDU of %u octets; MULPDU for EMSS %u %s markers is %u", what,
 				    fp->ulpdu_length, x->h->mss, x->h->rx->markers ? "with" : "without",
 				    iw_mulpdu(x->h->mss, x->h->rx->markers));
 		if (!iw_verify_segment(&x->h->src, x->p, &m, &chk))
-			return ex_fail(x, chk.req, "%s: %s", what, chk.detail);
+			return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
 		if (dm->nseg == 0) {
 			dm->first = m.ddp;
 			dm->rv = m.rv;

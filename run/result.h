@@ -86,6 +86,8 @@ typedef struct iw_case_result {
 	iw_tcp_chunk *tcp;          /* owned: the TCP capture (above) */
 	size_t tcp_octets;          /* octets kept in tcp */
 	bool tcp_cut;               /* the capture stopped at a limit or for lack of memory */
+	bool dut_reached;           /* a connection to or from the DUT was opened */
+	bool dut_unreachable;       /* none was: the case's first connection failed (refused, timed out) */
 } iw_case_result;
 
 #define IW_RUN_MAX_DISABLED 64
@@ -104,8 +106,10 @@ typedef struct iw_run {
 	uint64_t seed;
 	int jobs;                   /* cases run at a time */
 	int64_t start_unix_ms, end_unix_ms;
-	bool complete;              /* false when interrupted */
+	bool complete;              /* false when interrupted or stopped */
 	int stop_signal;            /* the signal that interrupted the run (SIGINT, SIGTERM), 0 none */
+	char stopped[400];          /* why the runner stopped the run early (the DUT cannot be reached), or "" */
+	size_t not_started;         /* selected cases an interruption or a stop kept from starting (not in cases) */
 	/* provenance (docs/reports.md): what a lab needs to reproduce and trust the run */
 	char command[512];          /* the command line */
 	char selection[256];        /* --cases, or "*" */

@@ -155,6 +155,8 @@ typedef struct pool {
 	task *tasks;
 	size_t ntasks, next;
 	size_t done, total;
+	bool reached;               /* some case opened a connection to the DUT */
+	char stopped[400];          /* the DUT cannot be reached: no further case starts */
 	pthread_mutex_t mu;
 } pool;
 
@@ -173,12 +175,18 @@ static void progress(pool *pl, const iw_case_result *r)
 {
 	pthread_mutex_lock(&pl->mu);
 	pl->done++;
+	/* The first case to finish without ever reaching the DUT, while no case has reached it,
+	 * stops the run (unless --keep-going): the rest would only wait out the same timeout. */
+	pl->reached |= r->dut_reached;
+	if (r->dut_unreachable && !pl->reached && !pl->o->keep_going && !pl->stopped[0])
+		snprintf(pl->stopped, sizeof pl->stopped, "the DUT %.60s cannot be reached, and no case has reached it: %.160s "
+			 "(%.63s)", pl->o->dut.dut, r->reason, r->id);
 	if (pl->o->on_result)
 		pl->o->on_result(pl->o->on_result_ctx, pl->done, pl->total, r);
 	pthread_mutex_unlock(&pl->mu);
 }
 
-static void run_task(pool *pl, task *t, iw_driver *drv[2])
+static void run_task(pool *pl, task *t, iw_driver *drv[2], bool reached)
 {
 	const iw_run_opts *o = pl->o;
 	iw_case_result *r = &pl->run->cases[t->ri];
@@ -205,8 +213,16 @@ static void run_task(pool *pl, task *t, iw_driver *drv[2])
 			snprintf(r->reason, sizeof r->reason, "cannot open the DUT driver: %s", de.msg);
 		}
 	}
-	if (drv[t->role])
-		iw_exec_case(t->c, t->p, t->role, o, drv[t->role], r);
+	if (drv[t->role]) {
+		/* Until a case has reached the DUT, a refused first connection is not retried. */
+		iw_run_opts *oc = malloc(sizeof *oc);
+		if (oc) {
+			*oc = *o;
+			oc->connect_once = !o->keep_going && !reached;
+		}
+		iw_exec_case(t->c, t->p, t->role, oc ? oc : o, drv[t->role], r);
+		free(oc);
+	}
 	/* A case the signal cut short has no verdict: it did not finish. */
 	if (iw_interrupted()) {
 		r->verdict = IW_ERROR;
@@ -225,9 +241,10 @@ static void *worker(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&pl->mu);
 		/* SIGINT/SIGTERM: no further case starts (interrupt.h). */
-		task *t = pl->next < pl->ntasks && !iw_interrupted() ? &pl->tasks[pl->next++] : NULL;
+		task *t = pl->next < pl->ntasks && !iw_interrupted() && !pl->stopped[0] ? &pl->tasks[pl->next++] : NULL;
 		if (t)
 			t->started = true;
+		bool reached = pl->reached;
 		pthread_mutex_unlock(&pl->mu);
 		if (!t)
 			break;
@@ -236,7 +253,7 @@ static void *worker(void *arg)
 			close_drivers(drv);
 			drv_profile = t->p;
 		}
-		run_task(pl, t, drv);
+		run_task(pl, t, drv, reached);
 	}
 	close_drivers(drv);
 	return NULL;
@@ -392,6 +409,7 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 		for (size_t k = 0; k < run->ncases; k++) {
 			if (drop[k]) {
 				iw_result_clear_wire(&run->cases[k]);
+				run->not_started++;
 				continue;
 			}
 			if (keep != k)
@@ -403,7 +421,8 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 	}
 	free(pl.tasks);
 	run->end_unix_ms = unix_ms();
-	run->complete = !iw_interrupted();
+	snprintf(run->stopped, sizeof run->stopped, "%s", pl.stopped);
+	run->complete = !iw_interrupted() && !pl.stopped[0];
 	run->stop_signal = iw_interrupt_signal();
 	iw_run_count(run);
 	return IW_OK;

@@ -32,6 +32,12 @@ typedef struct iw_run_opts {
 	bool frame_no_crc;          /* --crc off: `startup` sends C=0, the DUT is put in its no-CRC mode if it has one */
 	uint64_t seed;
 	int jobs;                   /* cases at a time; 0: IW_RUNNER_REF_JOBS for the built-in DUT, else 1 */
+	/* --keep-going: run every case even when the DUT cannot be reached. Without it the run
+	 * stops (run->stopped) when a case could not open its first connection while no case has
+	 * opened one, and until some case has, a tcp: DUT gets a single connection attempt per case
+	 * (connect_once), so a refusal stops the run at once instead of after connect_timeout. */
+	bool keep_going;
+	bool connect_once;          /* set by the runner per case: its first connection, one attempt */
 	/* Called once per finished case, under the runner's lock (so calls never overlap): done
 	 * counts the finished cases including this one. NULL: no progress. The CLI prints the
 	 * console's progress line from it; the runner itself writes nothing. */
@@ -48,12 +54,20 @@ typedef struct iw_run_opts {
 int iw_runner_jobs(const iw_run_opts *o);
 
 /* Runs cases[0..n) and fills run, o->jobs cases at a time; the results keep catalog order
- * whatever the order the cases end in. Returns IW_OK unless the run itself could not start. */
+ * whatever the order the cases end in. Returns IW_OK unless the run itself could not start.
+ * A run stopped because the DUT cannot be reached returns IW_OK with run->stopped saying why,
+ * run->complete false, and the results of the cases that ran. */
 int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run *run, iw_err *e);
 
 /* Executes one case against an open driver (exec_case.c). */
 void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_run_opts *o, iw_driver *drv,
 		  iw_case_result *r);
+
+/* One connection attempt, no retry, to a DUT that listens on its own (tcp:HOST:PORT, a
+ * responder): IW_OK with *fd connected; IW_ESTATE with a message naming the address and what
+ * happened (a refusal answers at once, silence after timeout_ms, <= 0: connect_timeout);
+ * IW_EINVAL when d is no such DUT (the driver connects instead). runner_reach.c. */
+int iw_reach_once(const iw_dut_config *d, int64_t timeout_ms, int mss, int *fd, iw_err *e);
 
 const char *iw_seg_mode_name(enum iw_seg_mode m);
 int iw_seg_mode_parse(const char *s, enum iw_seg_mode *m);

@@ -31,6 +31,9 @@ typedef struct scripted_dut {
 	uint16_t port;
 	uint8_t reply[64], after[256];
 	size_t reply_len, after_len;
+	/* A DUT that takes the connection and then answers nothing: it stays silent (reading until
+	 * the harness closes), closes at once, or resets at once. */
+	enum { DUT_ANSWERS, DUT_SILENT, DUT_CLOSES, DUT_RESETS } mode;
 	pthread_t th;
 } scripted_dut;
 
@@ -51,6 +54,17 @@ static void *dut_main(void *arg)
 	int fd = accept(d->lfd, NULL, NULL);
 	if (fd < 0)
 		return NULL;
+	if (d->mode == DUT_RESETS) {
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+	}
+	if (d->mode == DUT_CLOSES || d->mode == DUT_RESETS)
+		goto out;
+	if (d->mode == DUT_SILENT) {
+		while (read_some(fd, 3000) >= 0)
+			;
+		goto out;
+	}
 	size_t got = 0;
 	while (got < IW_MPA_FRAME_HDR_LEN) {
 		ssize_t n = read_some(fd, 2000);
@@ -249,4 +263,149 @@ TEST(exec_echo_judged_frame_by_frame)
 		CHECK_STR(run.cases[0].failed_req, t[i].req);
 		iw_run_free(&run);
 	}
+}
+
+/* ---- verdicts: the level is the catalog's, a case fails on what it cites ---- */
+
+static const char *HAPPY_CASE = "id: test.exec.happy\n"
+				"title: a valid Request gets a Reply\n"
+				"requirement: MPA-6.1-R2f SHOULD\n"
+				"requirement: MPA-6.1-R2a MUST\n"
+				"role: responder\n"
+				"\n"
+				"connect\n"
+				"send request\n"
+				"expect reply r=0\n";
+
+TEST(exec_no_reply_to_a_valid_request_fails_on_r2a)
+{
+	/* Silent, closing at once, resetting at once: a responder that never answers a valid
+	 * Request breaks MPA-6.1-R2a (MUST), not only R2f's SHOULD. */
+	/* A DUT closing at once may be seen as a reset: the Request reaches a closed socket, whose
+	 * RST can overtake the FIN. */
+	static const struct { int mode; const char *how; } t[] = {
+		{DUT_SILENT, "nothing arrived"}, {DUT_CLOSES, "the DUT "}, {DUT_RESETS, "reset the connection"},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		scripted_dut d = {0};
+		d.mode = t[i].mode;
+		dut_start(&d);
+		iw_run run;
+		run_against(&d, HAPPY_CASE, &run);
+		dut_stop(&d);
+		const iw_case_result *r = &run.cases[0];
+		CHECK_STR(iw_verdict_name(r->verdict), "FAIL");
+		CHECK_STR(r->failed_req, "MPA-6.1-R2a");
+		if (!strstr(r->reason, t[i].how))
+			printf("  mode %d: %s\n", t[i].mode, r->reason);
+		CHECK(strstr(r->reason, t[i].how) != NULL);
+		CHECK(strstr(r->reason, "[requirement MPA-6.1-R2a MUST]") != NULL);
+		iw_run_free(&run);
+	}
+}
+
+TEST(exec_level_comes_from_the_catalog)
+{
+	/* The case claims R2f is a MUST; the catalog says SHOULD: a Reply with R=1 is a WARN and
+	 * the reason shows the catalog's keyword. */
+	static const char *text = "id: test.exec.level\n"
+				  "title: R2f held stronger than the catalog\n"
+				  "requirement: MPA-6.1-R2f MUST\n"
+				  "role: responder\n"
+				  "\n"
+				  "connect\n"
+				  "send request\n"
+				  "expect reply r=0\n";
+	scripted_dut d = {0};
+	d.reply_len = good_reply(d.reply, sizeof d.reply);
+	iw_mpa_frame_set_flags(d.reply, iw_mpa_frame_flags(d.reply) | 0x20); /* R=1 */
+	dut_start(&d);
+	iw_run run;
+	run_against(&d, text, &run);
+	dut_stop(&d);
+	const iw_case_result *r = &run.cases[0];
+	CHECK_STR(iw_verdict_name(r->verdict), "WARN");
+	CHECK_STR(r->failed_req, "MPA-6.1-R2f");
+	CHECK(strstr(r->reason, "[requirement MPA-6.1-R2f SHOULD]") != NULL);
+	CHECK(strstr(r->reason, "R2f MUST") == NULL);
+	iw_run_free(&run);
+}
+
+TEST(exec_uncited_requirement_leaves_the_case_unjudged)
+{
+	/* The case cites only R4; the Reply's R=1 breaks R2f, which it does not cite: no verdict on
+	 * a rule other cases judge, a SKIP that names it. */
+	static const char *text = "id: test.exec.uncited\n"
+				  "title: rule 4 after an accepting Reply\n"
+				  "requirement: MPA-6.1-R4 MUST\n"
+				  "role: responder\n"
+				  "\n"
+				  "connect\n"
+				  "send request\n"
+				  "expect reply r=0\n"
+				  "expect silence 300ms\n";
+	scripted_dut d = {0};
+	d.reply_len = good_reply(d.reply, sizeof d.reply);
+	iw_mpa_frame_set_flags(d.reply, iw_mpa_frame_flags(d.reply) | 0x20); /* R=1 */
+	dut_start(&d);
+	iw_run run;
+	run_against(&d, text, &run);
+	dut_stop(&d);
+	const iw_case_result *r = &run.cases[0];
+	CHECK_STR(iw_verdict_name(r->verdict), "SKIP");
+	CHECK_STR(r->failed_req, "");
+	CHECK(strstr(r->reason, "not judged") != NULL);
+	CHECK(strstr(r->reason, "MPA-6.1-R2f") != NULL);
+	iw_run_free(&run);
+}
+
+TEST(exec_frame_check_judges_every_case)
+{
+	/* Res bits set in the Reply break MPA-6.1.1-05 in any case, cited or not; the reason says
+	 * it was judged on every frame. */
+	static const char *text = "id: test.exec.frame\n"
+				  "title: rule 4, with a Reply that has Res bits\n"
+				  "requirement: MPA-6.1-R4 MUST\n"
+				  "role: responder\n"
+				  "\n"
+				  "connect\n"
+				  "send request\n"
+				  "expect reply\n";
+	scripted_dut d = {0};
+	d.reply_len = good_reply(d.reply, sizeof d.reply);
+	iw_mpa_frame_set_flags(d.reply, iw_mpa_frame_flags(d.reply) | 0x01);
+	dut_start(&d);
+	iw_run run;
+	run_against(&d, text, &run);
+	dut_stop(&d);
+	const iw_case_result *r = &run.cases[0];
+	CHECK_STR(iw_verdict_name(r->verdict), "FAIL");
+	CHECK_STR(r->failed_req, "MPA-6.1.1-05");
+	CHECK(strstr(r->reason, "judged on every frame") != NULL);
+	iw_run_free(&run);
+}
+
+TEST(exec_refusal_expected_rests_on_r2c)
+{
+	/* `expect reply r=1` (the reflector refuses REJECTME): an accepting Reply breaks R2c, the
+	 * case's own requirement, not the R bit's definition (MPA-6.1.1-R1). */
+	static const char *text = "id: test.exec.reject\n"
+				  "title: a refusal\n"
+				  "requirement: MPA-6.1-R2c SHOULD\n"
+				  "requirement: MPA-6.1-R2e MUST\n"
+				  "role: responder\n"
+				  "\n"
+				  "connect\n"
+				  "send request pd=\"REJECTME\"\n"
+				  "expect reply r=1\n";
+	scripted_dut d = {0};
+	d.reply_len = good_reply(d.reply, sizeof d.reply);
+	dut_start(&d);
+	iw_run run;
+	run_against(&d, text, &run);
+	dut_stop(&d);
+	const iw_case_result *r = &run.cases[0];
+	CHECK_STR(iw_verdict_name(r->verdict), "WARN");
+	CHECK_STR(r->failed_req, "MPA-6.1-R2c");
+	iw_run_free(&run);
 }

@@ -1,13 +1,18 @@
 /*
- * req_catalog.h - the requirements catalog (spec/requirements.md §1) as data, for the reports.
+ * req_catalog.h - the requirements catalog (spec/requirements.md §1) as data, for the runner's
+ * verdicts and for the reports.
  *
- * The HTML report shows each case's requirement text and level and a coverage table of the
- * MUSTs observable on the wire; both need the catalog at run time, without Python and without
- * the shared specification, which is not part of the repository. So req_catalog.c is a table
- * generated from requirements.md by tools/gen-req-catalog.sh and committed; regenerate it when
- * the catalog changes:
+ * A broken requirement is judged at its catalog level (req_level.h: MUST -> FAIL, SHOULD ->
+ * WARN), so the runner needs the catalog; the HTML report shows each case's requirement text and
+ * level and a coverage table of the MUSTs observable on the wire. All of it is needed at run
+ * time, without Python and without the shared specification, which is not part of the
+ * repository. So req_catalog.c is a table generated from requirements.md by
+ * tools/gen-req-catalog.sh and committed; regenerate it when the catalog changes:
  *
- *   sh tools/gen-req-catalog.sh ../shared/spec/requirements.md > reports/req_catalog.c
+ *   sh tools/gen-req-catalog.sh ../shared/spec/requirements.md > run/req_catalog.c
+ *
+ * It lives in run/, the lowest stage that judges, so run/ and every stage after it (reports/,
+ * netfuzz/) read the same table.
  */
 #ifndef IW_REQ_CATALOG_H
 #define IW_REQ_CATALOG_H
