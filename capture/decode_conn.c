@@ -216,8 +216,8 @@ static int initiator_of(const iw_pcap_conn *c, const int guess[2], bool culley)
 	return earlier1 ? 1 : 0;
 }
 
-/* A valid Request that nothing answered (MPA-6.1-R2f). False when that cannot be told: the
- * connection was not seen to its end (the eviction is the finding then). */
+/* A valid Request that nothing answered (MPA-6.1-R2a as iwspec holds it, the runner's rule too:
+ * docs/case-language.md). False when that cannot be told: the connection was not seen to its end (the eviction is the finding then). */
 static bool no_reply(connctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end, const side *ini, side *rsp)
 {
 	if (end->why == IW_PCAP_END_EVICTED || end->why == IW_PCAP_END_OVER_HELD)
@@ -230,7 +230,7 @@ static bool no_reply(connctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end,
 	iw_decode_ctx o;
 	ctx_for(cc, rsp, &o, 0);
 	cc->v->no_reply = true;
-	iw_decode_violation(&o, "MPA-6.1-R2f", IW_VIOL_FATAL, -1, 0, 0, 0, d);
+	iw_decode_violation(&o, "MPA-6.1-R2a", IW_VIOL_FATAL, -1, 0, 0, 0, d);
 	return true;
 }
 

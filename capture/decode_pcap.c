@@ -170,7 +170,7 @@ static void text_summary(const capctx *cc, const iw_pcap_info *info)
 	if (cc->mpa) {
 		printf("%zu MPA connection%s: %zu conform, %zu with violations", cc->mpa, plural(cc->mpa), cc->conform,
 		       cc->with_viol);
-		printf(" (%zu Request%s without a Reply, MPA-6.1-R2f)", cc->no_reply, plural(cc->no_reply));
+		printf(" (%zu Request%s without a Reply, MPA-6.1-R2a)", cc->no_reply, plural(cc->no_reply));
 		if (cc->incomplete)
 			printf("; %zu not judged to their end (evicted or cut: --max-conns, --max-buffer)", cc->incomplete);
 		if (cc->not_mpa)

@@ -51,7 +51,7 @@ static void usage(FILE *f)
 		"the startup frames found (Request one way, Reply the other), markers and CRC taken from\n"
 		"their M and C bits, every FPDU decoded, and each violation listed with its requirement ID,\n"
 		"stream offset and capture frame. A valid Request that no Reply answers before the\n"
-		"connection ends (or the capture does) is a violation of MPA-6.1-R2f. Without --profile the\n"
+		"connection ends (or the capture does) is a violation of MPA-6.1-R2a. Without --profile the\n"
 		"Request's Rev picks the profile. The capture is read as a stream: a connection is judged\n"
 		"when it ends (an RST, or a FIN each way) and then freed, so memory follows the connections\n"
 		"open at once, not the size of the file. By default each connection gets one line (its\n"

@@ -191,7 +191,7 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 			  : x->h->model_full ? "MPA-6.1-R2a" : "MPA-6.1-R2f";
 	const char *rule = kind == IW_MPA_REQUEST ? "an initiator sends its Request first"
 			   : refusal ? "a responder should refuse unacceptable private data with a Reply R=1"
-			   : x->h->model_full ? "a responder answers a valid Request" : "";
+			   : x->h->model_full ? "a responder answers a valid Request: iwspec's reading of rule 2, docs/case-language.md" : "";
 	if (rc == IW_ETRUNC) {
 		size_t got = ex_avail(x);
 		if (got)

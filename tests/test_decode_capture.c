@@ -1,6 +1,6 @@
 /*
  * test_decode_capture.c - `iwspec decode CAPTURE` as a stream: one connection judged
- * (decode_conn.h), above all a Request no Reply answers (MPA-6.1-R2f) however the connection
+ * (decode_conn.h), above all a Request no Reply answers (MPA-6.1-R2a) however the connection
  * ended, and the notes of a connection the reader could not keep whole; then whole captures of
  * many connections written with the pcap writer: one line per connection, the summary's
  * counts, the exit status, the JSON document.
@@ -84,7 +84,7 @@ TEST(decode_conn_request_without_reply)
 	CHECK(v.mpa);
 	CHECK(v.no_reply);
 	CHECK_EQ(v.violations, 1);
-	CHECK(strstr(v.first.text, "VIOLATION MPA-6.1-R2f at offset 0: error: no Reply to the Request (frame 4)") != NULL);
+	CHECK(strstr(v.first.text, "VIOLATION MPA-6.1-R2a at offset 0: error: no Reply to the Request (frame 4)") != NULL);
 	CHECK(strstr(v.first.text, "FIN both ways, the last at frame 9") != NULL);
 	CHECK_STR(v.first_role, "responder");
 	CHECK(!v.incomplete);
@@ -260,11 +260,11 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 	CHECK_EQ(count(out, "\n"), 30 + 4);         /* the lines, a blank line, three of summary */
 	CHECK_EQ(count(out, "\nconnection ") + (strncmp(out, "connection ", 11) == 0), 30);
 	CHECK_EQ(count(out, ": conforms\n"), 10);
-	CHECK_EQ(count(out, "1 violation, responder: VIOLATION MPA-6.1-R2f"), 20);
+	CHECK_EQ(count(out, "1 violation, responder: VIOLATION MPA-6.1-R2a"), 20);
 	CHECK_EQ(count(out, "the connection was reset (RST at frame"), 10);
 	CHECK_EQ(count(out, "the capture ended (frame"), 1);
 	CHECK(strstr(out, "30 MPA connections: 10 conform, 20 with violations (20 Requests without a Reply, "
-			  "MPA-6.1-R2f)") != NULL);
+			  "MPA-6.1-R2a)") != NULL);
 	CHECK(strstr(out, "20 violations in 30 MPA connections") != NULL);
 	CHECK(strstr(out, "the capture conforms") == NULL);
 	free(out);
@@ -274,7 +274,7 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 	CHECK_EQ(decode_to(path, &o, &out), IW_DECODE_VIOLATIONS);
 	CHECK_EQ(count(out, "MPA Request frame"), 30);
 	CHECK_EQ(count(out, "MPA Reply frame"), 10);
-	CHECK_EQ(count(out, "  VIOLATION MPA-6.1-R2f at offset 0: error: no Reply"), 20);
+	CHECK_EQ(count(out, "  VIOLATION MPA-6.1-R2a at offset 0: error: no Reply"), 20);
 	free(out);
 
 	/* JSON: one document, a connection object each, with its summary; the totals. */
@@ -297,7 +297,7 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 		CHECK(json_is_true(json_object_get(cs, "no_reply")));
 		CHECK_STR(json_string_value(json_object_get(cs, "end")), "closed");
 		json_t *v = json_array_get(json_object_get(json_array_get(json_object_get(c1, "directions"), 1), "violations"), 0);
-		CHECK_STR(json_string_value(json_object_get(v, "requirement")), "MPA-6.1-R2f");
+		CHECK_STR(json_string_value(json_object_get(v, "requirement")), "MPA-6.1-R2a");
 		json_decref(j);
 	} else {
 		fprintf(stderr, "    %s at line %d\n", je.text, je.line);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # CLI tests of `iwspec decode CAPTURE` on captures of many connections (issue 14): one line per
 # connection and a summary by default, every Request that no Reply answers reported
-# (MPA-6.1-R2f) and the capture not said to conform then, --details and --json, --max-conns and
+# (MPA-6.1-R2a) and the capture not said to conform then, --details and --json, --max-conns and
 # --max-buffer; and memory bounded by the connections open at once, not by the capture: max RSS
 # of decoding 10k and 100k short connections measured with /usr/bin/time -v (printed, and held
 # under a generous bound: memory, not timing). The captures are written by tests/cli/gen_conns.c
@@ -63,7 +63,7 @@ expect 0 "decode --help" "$IWSPEC" decode --help
 contains "--details, -v" "help names --details"
 contains "--max-conns N" "help names --max-conns"
 contains "--max-buffer SIZE" "help names --max-buffer"
-contains "MPA-6.1-R2f" "help says what a missing Reply breaks"
+contains "MPA-6.1-R2a" "help says what a missing Reply breaks"
 contains "one line" "help says the default is one line per connection"
 expect 2 "--max-conns 0" "$IWSPEC" decode --max-conns 0 "$tmp/none.pcap"
 grep -q "is not a positive number" "$tmp/err" && ok || bad "--max-conns 0: message"
@@ -99,11 +99,11 @@ for n in 10000 100000; do
 	expect 1 "$n connections without a Reply" "$IWSPEC" decode "$tmp/c.pcap"
 	measure "$n connections"
 	count "^connection " $n "one line per connection"
-	count "^connection [0-9]*: .*, FPDUs 0+0, profile rfc5044: 1 violation, responder: VIOLATION MPA-6.1-R2f at offset 0: error: no Reply to the Request (frame [0-9]*): the responder sent nothing before the connection closed (FIN both ways" \
+	count "^connection [0-9]*: .*, FPDUs 0+0, profile rfc5044: 1 violation, responder: VIOLATION MPA-6.1-R2a at offset 0: error: no Reply to the Request (frame [0-9]*): the responder sent nothing before the connection closed (FIN both ways" \
 		$n "each connection's line names the missing Reply"
 	lines=$(wc -l <"$tmp/out")
 	if [ "$lines" -le $((n + 6)) ]; then ok; else bad "$n connections: $lines lines of output, wanted about one per connection"; fi
-	contains "^$n MPA connections: 0 conform, $n with violations ($n Requests without a Reply, MPA-6.1-R2f)" "summary counts"
+	contains "^$n MPA connections: 0 conform, $n with violations ($n Requests without a Reply, MPA-6.1-R2a)" "summary counts"
 	contains "^$n violations in $n MPA connections" "the verdict"
 	lacks "the capture conforms" "no conformance claimed"
 	contains "$n TCP connections, at most [0-9]* open at once" "connections open at once reported"
@@ -115,22 +115,22 @@ done
 gen "$tmp/mixed.pcap" 2000 mixed 32
 expect 1 "2000 mixed connections" "$IWSPEC" decode "$tmp/mixed.pcap"
 count ": conforms$" 1000 "the answered connections conform"
-count "VIOLATION MPA-6.1-R2f" 1000 "the unanswered ones are reported"
+count "VIOLATION MPA-6.1-R2a" 1000 "the unanswered ones are reported"
 count "before the connection was reset (RST at frame" 500 "an RST ends them too"
-contains "^2000 MPA connections: 1000 conform, 1000 with violations (1000 Requests without a Reply, MPA-6.1-R2f)" "mixed summary"
+contains "^2000 MPA connections: 1000 conform, 1000 with violations (1000 Requests without a Reply, MPA-6.1-R2a)" "mixed summary"
 
 # ---- the details and the JSON document ----
 expect 1 "decode --details" "$IWSPEC" decode --details "$tmp/mixed8.pcap"
 count "MPA Request frame" 8 "every Request detailed"
 count "MPA Reply frame" 4 "every Reply detailed"
-count "^  VIOLATION MPA-6.1-R2f at offset 0: error: no Reply" 4 "the missing Replies in the details"
+count "^  VIOLATION MPA-6.1-R2a at offset 0: error: no Reply" 4 "the missing Replies in the details"
 count "^connection [0-9]*: 10.1.0.1:[0-9]* -> 10.0.0.2:4791, profile rfc5044" 8 "a header per connection"
 expect 1 "decode -v" "$IWSPEC" decode -v "$tmp/mixed8.pcap"
 count "MPA Request frame" 8 "-v is --details"
 expect 1 "decode --json" "$IWSPEC" decode --json "$tmp/mixed8.pcap"
 contains '"requests_without_reply": 4' "JSON summary"
 contains '"conforms": false' "JSON verdict"
-count '"requirement": "MPA-6.1-R2f"' 4 "JSON violations"
+count '"requirement": "MPA-6.1-R2a"' 4 "JSON violations"
 if perl -MJSON::PP -e 1 2>/dev/null; then
 	if perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(<STDIN>);
 		exit(@{$d->{connections}} == 8 && $d->{summary}{conforming} == 4 ? 0 : 1)' <"$tmp/out"; then ok
