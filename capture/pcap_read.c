@@ -328,7 +328,8 @@ int iw_pcap_read(const char *path, iw_pcap_capture **out, char *msg, size_t msgc
 		iw_pcap_capture_free(cap);
 		return -1;
 	}
-	qsort(cap->conns, cap->nconns, sizeof *cap->conns, conn_by_number);
+	if (cap->nconns) /* qsort's base may not be NULL, even for no elements */
+		qsort(cap->conns, cap->nconns, sizeof *cap->conns, conn_by_number);
 	cap->linktype = info.linktype;
 	cap->linkname = info.linkname;
 	cap->frames = info.frames;

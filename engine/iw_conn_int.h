@@ -50,6 +50,7 @@ struct iw_conn {
 
 	/* Negotiated. */
 	iw_conn_params params;
+	bool irdord_negotiated;      /* both frames carried RFC 6581's IRD/ORD block */
 	unsigned rtr_chosen;        /* RFC 6581: the RTR type of this connection (0: none) */
 	bool rtr_expect;            /* responder: the first message may be the RTR, no event */
 

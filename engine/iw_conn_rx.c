@@ -244,9 +244,10 @@ static void deliver_read_req(iw_conn *c, const iw_sink_delivery *d, const uint8_
 	 * 0x07 (catastrophic, localized to the stream; siw's code for it, rfc-and-interop §1.3).
 	 * The model answers each Read Request as it arrives, so none is outstanding when the next
 	 * comes: only an IRD of 0 (a peer that announced ORD 0) leaves no room. The RFC 6581 Read
-	 * RTR is MPA's zero-length message, not a Read the IRD counts. */
+	 * RTR is MPA's zero-length message, not a Read the IRD counts. Without the negotiation the
+	 * IRD is the ULP's out-of-band business and is not judged here. */
 	bool rtr = c->rtr_expect && c->rtr_chosen == IW_RTR_READ && rr.size == 0;
-	if (!rtr && c->params.ird == 0) {
+	if (!rtr && c->irdord_negotiated && c->params.ird == 0) {
 		fail_with(c, REQ_RDMAP_READ, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_CATASTROPHIC_STREAM,
 			  u, ul, "RDMA Read Request beyond the IRD of 0 negotiated with the peer (its ORD was 0)");
 		return;

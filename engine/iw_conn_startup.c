@@ -138,7 +138,8 @@ static void negotiate_irdord(iw_conn *c, const iw_mpa_frame *peer)
 {
 	c->params.ird = c->cfg.ird;
 	c->params.ord = c->cfg.ord;
-	if (c->own.has_irdord && peer->has_irdord) {
+	c->irdord_negotiated = c->own.has_irdord && peer->has_irdord;
+	if (c->irdord_negotiated) {
 		c->params.ird = min16(c->cfg.ird, peer->ord);
 		c->params.ord = min16(c->cfg.ord, peer->ird);
 	}
