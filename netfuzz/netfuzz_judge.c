@@ -1,9 +1,9 @@
 /*
  * netfuzz_judge.c - what the network fuzzer accepts from a DUT.
  *
- * The DUT's octets are decoded with the engine (frame decoder and check, streaming FPDU
- * decoder, RDMAP parser) into a startup frame and a list of messages, checked against the
- * rules of a conforming sender; the model's own output is decoded the same way. The two are
+ * The DUT's octets are decoded with the engine (frame decoder and check here, the FPDUs in
+ * netfuzz_decode.c) into a startup frame and a list of messages, checked against the rules of
+ * a conforming sender; the model's own output is decoded the same way. The two are
  * then compared with the latitude the specification leaves (requirements.md §6):
  *  - a close may be FIN or RST (A12); after the harness's FIN an RST is only a warning (A38);
  *  - after an error the Terminate is optional (MPA-7-02 SHOULD, A18), and its code may be the
@@ -15,7 +15,6 @@
  *  - the reflector may greet (one 16-octet Send first, docs/reflector.md) once it may speak.
  */
 #include "netfuzz_judge.h"
-#include "verify.h"
 #include "reflector_greeting.h"
 
 #include <stdarg.h>
@@ -36,105 +35,6 @@ void nf_find(nf_finding *f, enum nf_fkind k, const char *req, bool timing, const
 	va_start(ap, fmt);
 	vsnprintf(f->detail, sizeof f->detail, fmt, ap);
 	va_end(ap);
-}
-
-int nf_dec_init(nf_dec *d)
-{
-	memset(d, 0, sizeof *d);
-	d->rx = malloc(sizeof *d->rx);
-	d->fp = malloc(sizeof *d->fp);
-	return d->rx && d->fp ? 0 : -1;
-}
-
-void nf_dec_free(nf_dec *d)
-{
-	free(d->rx);
-	free(d->fp);
-	free(d->dut.data);
-	free(d->exp.data);
-	memset(d, 0, sizeof *d);
-}
-
-static bool keep_data(nf_msgs *m, const uint8_t *b, size_t n)
-{
-	if (m->data_len + n > m->data_cap) {
-		size_t cap = (m->data_len + n) * 2 + 1024;
-		uint8_t *nd = realloc(m->data, cap);
-		if (!nd)
-			return false;
-		m->data = nd;
-		m->data_cap = cap;
-	}
-	memcpy(m->data + m->data_len, b, n);
-	m->data_len += n;
-	return true;
-}
-
-bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, bool markers, bool crc,
-		    nf_msgs *out, nf_finding *f)
-{
-	out->n = out->dropped = 0;
-	out->data_len = 0;
-	out->partial = false;
-	iw_mpa_rx_init(d->rx, p, markers, crc);
-	nf_msgrec cur;
-	iw_source src; /* the DUT as a data source (verify.h), the same judge as the runner's */
-	iw_source_init(&src);
-	while (n) {
-		size_t used = 0;
-		iw_violation v;
-		enum iw_rx_status st = iw_mpa_rx_push(d->rx, b, n, &used, d->fp, &v);
-		b += used;
-		n -= used;
-		if (st == IW_RX_ERROR) {
-			nf_find(f, NF_F_STREAM, iw_verify_stream_req(&v), false, "the DUT's stream is invalid at offset %llu: %s [%s]",
-				(unsigned long long)v.offset, v.detail, iw_error_name(v.layer, v.etype, v.ecode));
-			return false;
-		}
-		if (st != IW_RX_FPDU)
-			break;
-		const iw_fpdu *fp = d->fp;
-		iw_check chk;
-		if (!iw_verify_fpdu(fp, &chk) || !iw_verify_ulpdu_size(fp, &chk)) {
-			nf_find(f, NF_F_STREAM, chk.req, false, "%s", chk.detail);
-			return false;
-		}
-		iw_rdmap_msg m;
-		if (!iw_rdmap_parse(p, fp->ulpdu, fp->ulpdu_length, &m, &v)) {
-			nf_find(f, NF_F_STREAM, v.req, false, "the DUT sent an invalid RDMAP message at %llu: %s",
-				(unsigned long long)fp->start, v.detail);
-			return false;
-		}
-		bool first = !src.in_msg;
-		if (!iw_verify_segment(&src, p, &m, &chk)) {
-			nf_find(f, NF_F_STREAM, chk.req, false, "%s", chk.detail);
-			return false;
-		}
-		if (first) {
-			memset(&cur, 0, sizeof cur);
-			cur.opcode = m.opcode;
-			cur.tagged = m.ddp.tagged;
-			cur.stag = m.ddp.stag;
-			cur.to = m.ddp.to;
-			cur.qn = m.ddp.qn;
-			cur.msn = m.ddp.msn;
-			cur.off = (uint32_t)out->data_len;
-		}
-		bool keep = !cur.tagged;
-		if (keep && !keep_data(out, m.payload, m.payload_len))
-			return true;
-		cur.len += (uint32_t)m.payload_len;
-		cur.nseg++;
-		if (m.ddp.last) {
-			cur.end = d->rx->pos;
-			if (out->n < NF_MAX_MSGS)
-				out->m[out->n++] = cur;
-			else
-				out->dropped++;
-		}
-	}
-	out->partial = src.in_msg || iw_mpa_rx_partial(d->rx) || n > 0;
-	return true;
 }
 
 /* ---- comparison ---- */
@@ -309,43 +209,47 @@ static void compare_kind(nf_dec *d, const nf_obs *o, bool sends, size_t skip, nf
 	}
 }
 
-void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
-{
-	memset(f, 0, sizeof *f);
-	nf_obs oc = *obs;
-	const nf_obs *o = &oc;
-	const iw_profile *p = o->p;
-	bool frames = p->startup_frames;
-	enum iw_mpa_kind dut_kind = o->dut->role == IW_ROLE_RESPONDER ? IW_MPA_REPLY : IW_MPA_REQUEST;
-	const char *kname = dut_kind == IW_MPA_REPLY ? "Reply" : "Request";
+/* ---- the judge ---- */
 
-	/* The model's frame and stream (its output is conforming by construction). */
-	iw_mpa_frame mf;
-	memset(&mf, 0, sizeof mf);
+static const char *kind_name(enum iw_mpa_kind kind)
+{
+	return kind == IW_MPA_REPLY ? "Reply" : "Request";
+}
+
+/* The model's frame into *mf and its stream into d->exp (its output is conforming by
+ * construction); returns whether it sent a whole startup frame. Marks o released when the model
+ * sent an FPDU. */
+static bool decode_model(nf_dec *d, nf_obs *o, iw_mpa_frame *mf, iw_conn_params *prm)
+{
+	const iw_profile *p = o->p;
+	memset(mf, 0, sizeof *mf);
 	size_t mflen = 0;
 	bool frame_due = false;
-	if (frames) {
+	if (p->startup_frames) {
 		iw_err e;
-		frame_due = iw_mpa_frame_decode(p, o->exp, o->exp_len, &mf, &mflen, &e) == IW_OK;
+		frame_due = iw_mpa_frame_decode(p, o->exp, o->exp_len, mf, &mflen, &e) == IW_OK;
 	}
-	iw_conn_params prm;
-	iw_conn_params_get(o->model, &prm);
+	iw_conn_params_get(o->model, prm);
 	nf_finding scratch;
 	memset(&scratch, 0, sizeof scratch);
 	d->exp.n = 0;
 	d->exp.data_len = 0;
 	if (o->exp_len > mflen)
-		nf_decode_msgs(d, p, o->exp + mflen, o->exp_len - mflen, prm.markers_tx, prm.crc, &d->exp, &scratch);
+		nf_decode_msgs(d, p, o->exp + mflen, o->exp_len - mflen, prm->markers_tx, prm->crc, &d->exp, &scratch);
 	/* The model sent an FPDU: its first valid FPDU came in, even when it failed on a later one
 	 * of the same input before any event showed it (rule 4 satisfied). */
 	if (o->exp_len > mflen)
-		oc.released = true;
-	fill_expect(d, o, &mf, frame_due, ex);
+		o->released = true;
+	return frame_due;
+}
 
-	/* Its frame's header first: a header the engine rejects is the first thing wrong, whatever
-	 * the DUT did after it (stall, hang). */
-	if (frames && frame_due && !nf_judge_frame_head(p, dut_kind, o->got, o->got_len, f))
-		return;
+/* What is wrong whatever the octets say: a frame header the engine rejects (checked when
+ * check_head), a DUT that stopped reading, sent too much, or did not close. Returns whether it
+ * found one. */
+static bool judge_stalls(const nf_obs *o, bool check_head, enum iw_mpa_kind dut_kind, nf_finding *f)
+{
+	if (check_head && !nf_judge_frame_head(o->p, dut_kind, o->got, o->got_len, f))
+		return true;
 	if (o->stuck_writing)
 		nf_find(f, NF_F_HANG, "MPA-5.4-04", true, "the DUT stopped reading: the harness could not send its octets "
 			"within the timeout");
@@ -355,102 +259,137 @@ void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
 	if (o->timed_out)
 		nf_find(f, NF_F_HANG, "DDP-8.2.1-05", true, "after the harness's FIN the DUT did not close the connection "
 			"(state of a conforming DUT: %s)", o->closed_before_fin ? "closed" : "closes on the FIN");
-	if (f->kind)
-		return;
+	return f->kind;
+}
 
-	/* Its startup frame. */
+/* What comes after judging the DUT's startup frame. */
+enum frame_next {
+	FRAME_FPDUS,       /* a frame like the model's: its FPDUs follow */
+	FRAME_STOP,        /* judged (or the model no longer fits): nothing more */
+	FRAME_CLOSE_RULES, /* no frame was due: only how the DUT closed remains */
+};
+
+/* The fields of the DUT's decoded frame gf against the model's mf; returns whether they agree. */
+static bool frame_fields_agree(const iw_profile *p, const iw_mpa_frame *gf, const iw_mpa_frame *mf,
+			       const char *kname, nf_finding *f)
+{
+	if (gf->r != mf->r) {
+		nf_find(f, NF_F_FRAME, "MPA-6.1-R2f", false, "the DUT's %s has R=%d, a conforming DUT's R=%d", kname,
+			gf->r, mf->r);
+		return false;
+	}
+	if (gf->rev != mf->rev) {
+		nf_find(f, NF_F_FRAME, "MPA-6.1.1-06", false, "the DUT's %s has Rev %u, a conforming DUT's %u", kname,
+			gf->rev, mf->rev);
+		return false;
+	}
+	if (mf->c && !gf->c && !p->crc_always) {
+		nf_find(f, NF_F_FRAME, "MPA-5.2-03", false, "the DUT's %s has C=0 in its default configuration",
+			kname);
+		return false;
+	}
+	if (gf->m != mf->m) {
+		/* It changed its marker wish since calibration: the model no longer fits. */
+		return false;
+	}
+	return true;
+}
+
+/* The DUT's startup frame against the model's mf (frame_due: the model sent one); on
+ * FRAME_FPDUS *gflen is the frame's length. */
+static enum frame_next judge_frame(const nf_obs *o, const iw_mpa_frame *mf, bool frame_due,
+				   enum iw_mpa_kind dut_kind, size_t *gflen, nf_finding *f)
+{
+	const iw_profile *p = o->p;
 	const uint8_t *g = o->got;
 	size_t glen = o->got_len;
-	size_t gflen = 0;
-	if (frames) {
-		if (!frame_due) {
-			if (glen) {
-				const char *req = o->frame_rejected ? (o->reject_viol.req ? o->reject_viol.req : "MPA-6.1-R2b")
-						  : dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R3a";
-				nf_find(f, NF_F_FRAME, req, false,
-					"the DUT sent %zu octets where a conforming DUT sends nothing and closes%s%s", glen,
-					o->frame_rejected ? ": " : " (the harness's frame is incomplete)",
-					o->frame_rejected ? o->reject_viol.detail : "");
-			}
-			goto close_rules;
+	const char *kname = kind_name(dut_kind);
+	if (!frame_due) {
+		if (glen) {
+			const char *req = o->frame_rejected ? (o->reject_viol.req ? o->reject_viol.req : "MPA-6.1-R2b")
+					  : dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R3a";
+			nf_find(f, NF_F_FRAME, req, false,
+				"the DUT sent %zu octets where a conforming DUT sends nothing and closes%s%s", glen,
+				o->frame_rejected ? ": " : " (the harness's frame is incomplete)",
+				o->frame_rejected ? o->reject_viol.detail : "");
 		}
-		iw_mpa_frame gf;
-		iw_err e;
-		int rc = iw_mpa_frame_decode(p, g, glen, &gf, &gflen, &e);
-		if (rc == IW_ETRUNC) {
-			if (glen >= IW_MPA_FRAME_HDR_LEN)
-				nf_find(f, NF_F_FRAME, "MPA-6.1.1-08", false, "the DUT's %s announces PD_Length %u but %zu "
-					"octets of private data came before it closed", kname, gf.pd_length,
-					glen - IW_MPA_FRAME_HDR_LEN);
-			else
-				nf_find(f, NF_F_FRAME, dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R1a", false,
-					"a conforming DUT sends its %s here; the DUT sent %zu octets and %s", kname, glen,
-					o->dut_rst ? "reset the connection" : "closed");
-			return;
-		}
-		if (rc != IW_OK) {
-			nf_find(f, NF_F_FRAME, "MPA-6.1.1-08", false, "the DUT's %s cannot be decoded: %s", kname, e.msg);
-			return;
-		}
-		if (gf.r != mf.r) {
-			nf_find(f, NF_F_FRAME, "MPA-6.1-R2f", false, "the DUT's %s has R=%d, a conforming DUT's R=%d", kname,
-				gf.r, mf.r);
-			return;
-		}
-		if (gf.rev != mf.rev) {
-			nf_find(f, NF_F_FRAME, "MPA-6.1.1-06", false, "the DUT's %s has Rev %u, a conforming DUT's %u", kname,
-				gf.rev, mf.rev);
-			return;
-		}
-		if (mf.c && !gf.c && !p->crc_always) {
-			nf_find(f, NF_F_FRAME, "MPA-5.2-03", false, "the DUT's %s has C=0 in its default configuration",
-				kname);
-			return;
-		}
-		if (gf.m != mf.m) {
-			/* It changed its marker wish since calibration: the model no longer fits. */
-			return;
-		}
-		g += gflen;
-		glen -= gflen;
+		return FRAME_CLOSE_RULES;
 	}
+	iw_mpa_frame gf;
+	iw_err e;
+	int rc = iw_mpa_frame_decode(p, g, glen, &gf, gflen, &e);
+	if (rc == IW_ETRUNC) {
+		if (glen >= IW_MPA_FRAME_HDR_LEN)
+			nf_find(f, NF_F_FRAME, "MPA-6.1.1-08", false, "the DUT's %s announces PD_Length %u but %zu "
+				"octets of private data came before it closed", kname, gf.pd_length,
+				glen - IW_MPA_FRAME_HDR_LEN);
+		else
+			nf_find(f, NF_F_FRAME, dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R1a", false,
+				"a conforming DUT sends its %s here; the DUT sent %zu octets and %s", kname, glen,
+				o->dut_rst ? "reset the connection" : "closed");
+		return FRAME_STOP;
+	}
+	if (rc != IW_OK) {
+		nf_find(f, NF_F_FRAME, "MPA-6.1.1-08", false, "the DUT's %s cannot be decoded: %s", kname, e.msg);
+		return FRAME_STOP;
+	}
+	return frame_fields_agree(p, &gf, mf, kname, f) ? FRAME_FPDUS : FRAME_STOP;
+}
 
-	/* Its FPDUs. */
+/* FPDUs that fail to decode with markers but decode without them: the DUT ignored the
+ * harness's M=1 (f, a CRC finding, is renamed). */
+static void blame_missing_markers(nf_dec *d, const iw_profile *p, const uint8_t *g, size_t glen,
+				  const iw_conn_params *prm, nf_finding *f)
+{
+	nf_finding alt;
+	memset(&alt, 0, sizeof alt);
+	nf_msgs tmp;
+	memset(&tmp, 0, sizeof tmp);
+	if (nf_decode_msgs(d, p, g, glen, false, prm->crc, &tmp, &alt) && tmp.n) {
+		snprintf(f->req, sizeof f->req, "MPA-6.1.1-M2");
+		snprintf(f->detail, sizeof f->detail, "the harness asked for markers (M=1); the DUT's FPDUs "
+			 "decode only without them");
+	}
+	free(tmp.data);
+}
+
+/* The DUT's octets after its startup frame (g, glen): any at all where none may come, then
+ * decoded into d->dut with the rules of a conforming data source. Returns whether they pass. */
+static bool judge_fpdus(nf_dec *d, const nf_obs *o, const iw_mpa_frame *mf, const iw_conn_params *prm,
+			const uint8_t *g, size_t glen, enum iw_mpa_kind dut_kind, nf_finding *f)
+{
+	const iw_profile *p = o->p;
+	bool frames = p->startup_frames;
 	if (glen) {
 		const char *req = NULL;
 		if (o->frame_rejected)
 			req = o->reject_viol.req ? o->reject_viol.req : "MPA-6.1-R2b";
-		else if (frames && mf.r)
+		else if (frames && mf->r)
 			req = "MPA-6.1-R2e";
 		else if (!o->released && o->dut->role == IW_ROLE_RESPONDER)
 			req = "MPA-6.1-R4";
 		if (req) {
 			nf_find(f, NF_F_EXTRA, req, false, "the DUT sent %zu octets after its %s where a conforming DUT sends "
-				"no FPDU", glen, frames ? kname : "start");
-			return;
+				"no FPDU", glen, frames ? kind_name(dut_kind) : "start");
+			return false;
 		}
 	}
-	if (!nf_decode_msgs(d, p, g, glen, prm.markers_tx, prm.crc, &d->dut, f)) {
-		if (prm.markers_tx && !strcmp(f->req, "MPA-5.2-14")) {
-			nf_finding alt;
-			memset(&alt, 0, sizeof alt);
-			nf_msgs tmp;
-			memset(&tmp, 0, sizeof tmp);
-			if (nf_decode_msgs(d, p, g, glen, false, prm.crc, &tmp, &alt) && tmp.n) {
-				snprintf(f->req, sizeof f->req, "MPA-6.1.1-M2");
-				snprintf(f->detail, sizeof f->detail, "the harness asked for markers (M=1); the DUT's FPDUs "
-					 "decode only without them");
-			}
-			free(tmp.data);
-		}
-		return;
+	if (!nf_decode_msgs(d, p, g, glen, prm->markers_tx, prm->crc, &d->dut, f)) {
+		if (prm->markers_tx && !strcmp(f->req, "MPA-5.2-14"))
+			blame_missing_markers(d, p, g, glen, prm, f);
+		return false;
 	}
 	if (d->dut.partial && (o->dut_fin || o->dut_rst) && !o->dut_rst) {
 		nf_find(f, NF_F_STREAM, "DDP-8.2.1-01", false, "the DUT closed in the middle of an FPDU or message");
-		return;
+		return false;
 	}
+	return true;
+}
 
-	/* Terminate: at most one, last, and only where the model has an error to report. */
+/* Terminate: at most one, last, and only where the model has an error to report, with a code
+ * the model's error allows. Returns whether the DUT's Terminates pass. */
+static bool judge_terminate(nf_dec *d, const nf_obs *o, const nf_expect *ex, nf_finding *f)
+{
 	size_t nd = d->dut.n;
 	for (size_t i = 0; i < nd; i++) {
 		const nf_msgrec *m = &d->dut.m[i];
@@ -459,20 +398,20 @@ void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
 		if (i + 1 < nd) {
 			nf_find(f, NF_F_EXTRA, "DDP-9.1-04", false, "the DUT sent %s after its Terminate",
 				iw_rdmap_op(d->dut.m[i + 1].opcode)->name);
-			return;
+			return false;
 		}
 		if (!ex->terminate) {
 			nf_find(f, NF_F_TERMINATE, o->got_terminate ? "RFC5040-4.8" : o->failed ? "MPA-6.1-R4" : "DDP-8.2-01",
 				false, "the DUT sent a Terminate where a conforming DUT %s",
 				o->got_terminate ? "closes without answering the harness's Terminate"
 				: o->failed ? "may not send an FPDU" : "has no error to report");
-			return;
+			return false;
 		}
 		iw_terminate t;
 		iw_err e;
 		if (iw_terminate_decode(d->dut.data + m->off, m->len, &t, &e) != IW_OK) {
 			nf_find(f, NF_F_TERMINATE, "RFC5040-4.8", false, "the DUT's Terminate cannot be decoded: %s", e.msg);
-			return;
+			return false;
 		}
 		if (!code_ok(ex->t_layer, ex->t_etype, ex->t_ecode, &t)) {
 			char got[96], want[96];
@@ -481,12 +420,18 @@ void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
 			nf_find(f, NF_F_TERMINATE, ex->t_layer == IW_LAYER_DDP ? "DDP-9.2-01" : "RFC5040-4.8", false,
 				"the DUT's Terminate reports %s; the error is %s (%s)", got, want,
 				o->err.req ? o->err.req : "");
-			return;
+			return false;
 		}
 	}
+	return true;
+}
 
-	/* The reflector's greeting, when it may speak: its first Send (it is queued when full
-	 * operation begins, so a Read Response of the same input may precede it). */
+/* The index of the reflector's greeting among the DUT's messages, when it may speak: its first
+ * Send (it is queued when full operation begins, so a Read Response of the same input may
+ * precede it), unless the model sent the same one. SIZE_MAX: no greeting. */
+static size_t greeting_index(const nf_dec *d, const nf_obs *o)
+{
+	size_t nd = d->dut.n;
 	size_t skip = SIZE_MAX, first = 0;
 	while (first < nd && !is_send(d->dut.m[first].opcode))
 		first++;
@@ -502,13 +447,12 @@ void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
 		if (!expected_first)
 			skip = first;
 	}
-	compare_kind(d, o, true, skip, f);
-	if (!f->kind)
-		compare_kind(d, o, false, skip, f);
-	if (f->kind)
-		return;
+	return skip;
+}
 
-close_rules:
+/* A close by the DUT while the model kept the connection open. */
+static void judge_close(const nf_obs *o, enum iw_mpa_kind dut_kind, nf_finding *f)
+{
 	if (o->early_close) {
 		static const char *const sn[] = {"waiting for the startup frame", "waiting for the first FPDU",
 						 "in full operation", "rejected", "failed", "closed"};
@@ -518,4 +462,44 @@ close_rules:
 			"the DUT %s the connection where a conforming DUT keeps it open (%s)",
 			o->dut_rst ? "reset" : "closed", o->early_state >= 0 && o->early_state < 6 ? sn[o->early_state] : "?");
 	}
+}
+
+void nf_judge(nf_dec *d, const nf_obs *obs, nf_finding *f, nf_expect *ex)
+{
+	memset(f, 0, sizeof *f);
+	nf_obs oc = *obs;
+	const nf_obs *o = &oc;
+	enum iw_mpa_kind dut_kind = o->dut->role == IW_ROLE_RESPONDER ? IW_MPA_REPLY : IW_MPA_REQUEST;
+	iw_mpa_frame mf;
+	iw_conn_params prm;
+	bool frame_due = decode_model(d, &oc, &mf, &prm);
+	fill_expect(d, o, &mf, frame_due, ex);
+
+	/* Its frame's header first: a header the engine rejects is the first thing wrong, whatever
+	 * the DUT did after it (stall, hang). */
+	if (judge_stalls(o, o->p->startup_frames && frame_due, dut_kind, f))
+		return;
+	const uint8_t *g = o->got;
+	size_t glen = o->got_len;
+	if (o->p->startup_frames) {
+		size_t gflen = 0;
+		enum frame_next next = judge_frame(o, &mf, frame_due, dut_kind, &gflen, f);
+		if (next == FRAME_STOP)
+			return;
+		if (next == FRAME_CLOSE_RULES) {
+			judge_close(o, dut_kind, f);
+			return;
+		}
+		g += gflen;
+		glen -= gflen;
+	}
+	if (!judge_fpdus(d, o, &mf, &prm, g, glen, dut_kind, f) || !judge_terminate(d, o, ex, f))
+		return;
+	size_t skip = greeting_index(d, o);
+	compare_kind(d, o, true, skip, f);
+	if (!f->kind)
+		compare_kind(d, o, false, skip, f);
+	if (f->kind)
+		return;
+	judge_close(o, dut_kind, f);
 }

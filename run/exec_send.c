@@ -99,7 +99,9 @@ static uint64_t buffer_to(const hconn *buf, uint64_t to)
 	return buf->adv_to + to;
 }
 
-bool ex_act_send_fpdu(ctx *x, const iw_step *s)
+/* Full operation for the harness's first FPDU (after a startup frame where the profile has
+ * them), and the declared pause a DUT needs before it. */
+static bool enter_fpdus(ctx *x, const iw_step *s)
 {
 	if (!x->h->full_op) {
 		if (x->p->startup_frames && !x->h->sent_frame_valid)
@@ -115,27 +117,39 @@ bool ex_act_send_fpdu(ctx *x, const iw_step *s)
 		ex_sleep_ms(x->o->dut.first_fpdu_delay_ms);
 	}
 	x->h->sent_fpdu = true;
-	size_t ti = 0;
-	while (ti < ex_nmsg_types && strcmp(ex_msg_types[ti].word, s->word))
-		ti++;
-	if (ti == ex_nmsg_types)
-		return ex_herror(x, "line %d: unknown message '%s'", s->line, s->word);
-	/* stag_of=N: the STag connection N's reflector advertised (another stream's STag, DDP-10.3). */
-	const hconn *adv_of = NULL;
+	return true;
+}
+
+/* stag_of=N: the STag connection N's reflector advertised (another stream's STag, DDP-10.3);
+ * *adv_of stays NULL without it. */
+static bool stag_of_conn(ctx *x, const iw_step *s, const hconn **adv_of)
+{
 	if (iw_step_arg(s, "stag_of")) {
 		int64_t n = ex_arg_i(s, "stag_of", 1);
 		if (n < 1 || n > x->nconns || !x->conns[n - 1].have_adv)
 			return ex_herror(x, "line %d: stag_of=%lld: connection %lld has not received the reflector's greeting",
 				      s->line, (long long)n, (long long)n);
-		adv_of = &x->conns[n - 1];
+		*adv_of = &x->conns[n - 1];
 	}
-	/* The message body. */
-	uint8_t body_fixed[64];
-	const uint8_t *body = NULL;
-	size_t body_len = 0;
-	uint8_t *owned = NULL;
+	return true;
+}
+
+/* The message body of a `send`: a Read Request or Terminate built from its fields, or the
+ * octets data= gives, or size=N octets of the payload pattern. */
+typedef struct fpdu_body {
+	uint8_t fixed[64];          /* a Read Request or Terminate */
+	const uint8_t *p;           /* NULL: no body */
+	size_t len;
+	uint8_t *owned;             /* size=N's octets, to free */
+} fpdu_body;
+
+static bool build_body(ctx *x, const iw_step *s, const ex_msg_type *mt, const hconn *adv_of, fpdu_body *b)
+{
+	b->p = NULL;
+	b->len = 0;
+	b->owned = NULL;
 	const iw_arg *a;
-	if (ex_msg_types[ti].opcode == IW_OP_READ_REQ && strcmp(s->word, "ddp")) {
+	if (mt->opcode == IW_OP_READ_REQ && strcmp(s->word, "ddp")) {
 		iw_read_req rr = {
 			.sink_stag = (uint32_t)ex_arg_i(s, "sink_stag", 0x2000), .sink_to = (uint64_t)ex_arg_i(s, "sink_to", 0),
 			.size = (uint32_t)ex_arg_i(s, "rsize", 0),
@@ -144,157 +158,218 @@ bool ex_act_send_fpdu(ctx *x, const iw_step *s)
 			.src_to = buffer_to(adv_of ? adv_of : iw_step_arg(s, "src_stag") ? NULL : x->h,
 					    (uint64_t)ex_arg_i(s, "src_to", 0)),
 		};
-		iw_read_req_encode(&rr, body_fixed);
-		body = body_fixed;
-		body_len = IW_RDMAP_READ_REQ_LEN;
-	} else if (ex_msg_types[ti].opcode == IW_OP_TERMINATE && strcmp(s->word, "ddp")) {
+		iw_read_req_encode(&rr, b->fixed);
+		b->p = b->fixed;
+		b->len = IW_RDMAP_READ_REQ_LEN;
+	} else if (mt->opcode == IW_OP_TERMINATE && strcmp(s->word, "ddp")) {
 		iw_terminate t;
 		int layer = ex_layer_value(iw_step_arg(s, "layer"));
 		iw_terminate_for(&t, layer < 0 ? IW_LAYER_RDMAP : layer, (int)ex_arg_i(s, "etype", 0),
 				 (int)ex_arg_i(s, "ecode", 0), NULL, 0);
 		iw_err e;
-		if (iw_terminate_encode(&t, body_fixed, sizeof body_fixed, &body_len, &e))
+		if (iw_terminate_encode(&t, b->fixed, sizeof b->fixed, &b->len, &e))
 			return ex_herror(x, "line %d: cannot encode the Terminate: %s", s->line, e.msg);
-		body = body_fixed;
+		b->p = b->fixed;
 	}
 	if ((a = iw_step_arg(s, "data"))) {
-		body = a->bytes;
-		body_len = a->nbytes;
+		b->p = a->bytes;
+		b->len = a->nbytes;
 	} else if ((a = iw_step_arg(s, "size"))) {
 		if (a->i < 0 || a->i > 16 << 20)
 			return ex_herror(x, "line %d: size %lld out of range", s->line, (long long)a->i);
-		owned = malloc((size_t)a->i + 1);
-		if (!owned)
+		b->owned = malloc((size_t)a->i + 1);
+		if (!b->owned)
 			return ex_herror(x, "out of memory");
 		for (int64_t i = 0; i < a->i; i++)
-			owned[i] = ex_payload_octet(s, (size_t)i);
-		body = owned;
-		body_len = (size_t)a->i;
+			b->owned[i] = ex_payload_octet(s, (size_t)i);
+		b->p = b->owned;
+		b->len = (size_t)a->i;
 	}
-	/* The DDP header template. */
-	iw_ddp_hdr h;
-	memset(&h, 0, sizeof h);
-	h.tagged = ex_arg_i(s, "tagged", ex_msg_types[ti].tagged);
-	h.dv = (uint8_t)ex_arg_i(s, "dv", x->p->ddp_version);
-	h.rsvd = (uint8_t)ex_arg_i(s, "rsvd", 0);
-	unsigned opcode = (unsigned)ex_arg_i(s, "opcode", ex_msg_types[ti].opcode);
-	h.rsvdulp[0] = iw_rdmap_ctrl((unsigned)ex_arg_i(s, "rv", x->p->rdmap_version), opcode);
+	return true;
+}
+
+/* The DDP header template of the message: the type's defaults, the step's fields over them, and
+ * the connection's next MSN on the queue (which it takes). */
+static void ddp_template(ctx *x, const iw_step *s, const ex_msg_type *mt, const hconn *adv_of, iw_ddp_hdr *h)
+{
+	const iw_arg *a;
+	memset(h, 0, sizeof *h);
+	h->tagged = ex_arg_i(s, "tagged", mt->tagged);
+	h->dv = (uint8_t)ex_arg_i(s, "dv", x->p->ddp_version);
+	h->rsvd = (uint8_t)ex_arg_i(s, "rsvd", 0);
+	unsigned opcode = (unsigned)ex_arg_i(s, "opcode", mt->opcode);
+	h->rsvdulp[0] = iw_rdmap_ctrl((unsigned)ex_arg_i(s, "rv", x->p->rdmap_version), opcode);
 	if ((a = iw_step_arg(s, "rsvdulp")) && a->nbytes) {
 		size_t n = a->nbytes > 5 ? 5 : a->nbytes;
-		memcpy(h.rsvdulp, a->bytes, n);
+		memcpy(h->rsvdulp, a->bytes, n);
 	}
 	if ((a = iw_step_arg(s, "inv_stag")))
-		iw_rdmap_set_rsvd_word(&h, (uint32_t)a->i);
-	h.stag = (uint32_t)ex_arg_i(s, "stag", x->h->have_adv ? x->h->adv_stag : 0x1000);
+		iw_rdmap_set_rsvd_word(h, (uint32_t)a->i);
+	h->stag = (uint32_t)ex_arg_i(s, "stag", x->h->have_adv ? x->h->adv_stag : 0x1000);
 	if (adv_of)
-		h.stag = adv_of->adv_stag;
-	h.to = buffer_to(adv_of ? adv_of : iw_step_arg(s, "stag") ? NULL : x->h, (uint64_t)ex_arg_i(s, "to", 0));
-	int qn = ex_msg_types[ti].qn < 0 ? 0 : ex_msg_types[ti].qn;
-	h.qn = (uint32_t)ex_arg_i(s, "qn", qn);
-	uint32_t auto_msn = h.qn < 4 ? x->h->msn[h.qn] : 1;
-	h.msn = (uint32_t)ex_arg_i(s, "msn", auto_msn);
+		h->stag = adv_of->adv_stag;
+	h->to = buffer_to(adv_of ? adv_of : iw_step_arg(s, "stag") ? NULL : x->h, (uint64_t)ex_arg_i(s, "to", 0));
+	int qn = mt->qn < 0 ? 0 : mt->qn;
+	h->qn = (uint32_t)ex_arg_i(s, "qn", qn);
+	uint32_t auto_msn = h->qn < 4 ? x->h->msn[h->qn] : 1;
+	h->msn = (uint32_t)ex_arg_i(s, "msn", auto_msn);
 	/* Only untagged messages take an MSN (DDP-6.3-08); a Write leaves QN 0's sequence alone. */
-	if (!iw_step_arg(s, "msn") && h.qn < 4 && !h.tagged)
-		x->h->msn[h.qn]++;
-	/* Segments: by mulpdu (default: one segment) in the given order. */
+	if (!iw_step_arg(s, "msn") && h->qn < 4 && !h->tagged)
+		x->h->msn[h->qn]++;
+}
+
+/* One DDP segment of the message: its header and where its payload lies in the body. */
+typedef struct fpdu_seg {
+	iw_ddp_hdr h;
+	size_t off, len;
+} fpdu_seg;
+
+#define MAX_SEGS 64
+
+/* Segments by mulpdu (default: one segment) into segs, and the order to send them in (order=,
+ * default as cut) into order[0..*norder). */
+static bool segment(ctx *x, const iw_step *s, const iw_ddp_hdr *h, size_t body_len, fpdu_seg segs[MAX_SEGS],
+		    size_t order[MAX_SEGS], size_t *norder)
+{
 	size_t mulpdu = (size_t)ex_arg_i(s, "mulpdu", 65535);
 	iw_ddp_segmenter seg;
 	iw_err e;
-	if (iw_ddp_seg_init(&seg, &h, body_len, mulpdu, &e)) {
-		free(owned);
+	if (iw_ddp_seg_init(&seg, h, body_len, mulpdu, &e))
 		return ex_herror(x, "line %d: %s", s->line, e.msg);
-	}
-	struct { iw_ddp_hdr h; size_t off, len; } segs[64];
 	size_t nseg = 0;
-	while (nseg < 64 && iw_ddp_seg_next(&seg, &segs[nseg].h, &segs[nseg].off, &segs[nseg].len))
+	while (nseg < MAX_SEGS && iw_ddp_seg_next(&seg, &segs[nseg].h, &segs[nseg].off, &segs[nseg].len))
 		nseg++;
 	const iw_arg *ord = iw_step_arg(s, "order");
-	size_t order[64];
-	size_t norder = nseg;
+	*norder = nseg;
 	for (size_t i = 0; i < nseg; i++)
 		order[i] = i;
 	if (ord) {
-		norder = ord->nlist;
-		for (size_t i = 0; i < norder; i++) {
-			if (ord->list[i] < 0 || (size_t)ord->list[i] >= nseg) {
-				free(owned);
+		*norder = ord->nlist;
+		for (size_t i = 0; i < *norder; i++) {
+			if (ord->list[i] < 0 || (size_t)ord->list[i] >= nseg)
 				return ex_herror(x, "line %d: order names segment %lld; the message has %zu", s->line,
 					      (long long)ord->list[i], nseg);
-			}
 			order[i] = (size_t)ord->list[i];
 		}
 	}
-	iw_fpdu_mods mods;
-	memset(&mods, 0, sizeof mods);
+	return true;
+}
+
+/* The deliberate defects a step asks of every FPDU of the message. */
+static void fpdu_mods_of(const iw_step *s, iw_fpdu_mods *mods)
+{
+	const iw_arg *a;
+	memset(mods, 0, sizeof *mods);
 	if ((a = iw_step_arg(s, "length")))
-		mods.set_length = true, mods.ulpdu_length = (uint16_t)a->i;
+		mods->set_length = true, mods->ulpdu_length = (uint16_t)a->i;
 	if ((a = iw_step_arg(s, "crc")))
-		mods.set_crc = true, mods.crc_value = (uint32_t)a->i;
+		mods->set_crc = true, mods->crc_value = (uint32_t)a->i;
 	if ((a = iw_step_arg(s, "crc_order")) && a->s && !strcmp(a->s, "be"))
-		mods.crc_big_endian = true;
-	mods.crc_xor = (uint32_t)ex_arg_i(s, "crc_xor", 0);
+		mods->crc_big_endian = true;
+	mods->crc_xor = (uint32_t)ex_arg_i(s, "crc_xor", 0);
 	if ((a = iw_step_arg(s, "corrupt")))
-		mods.corrupt = true, mods.corrupt_at = (size_t)a->i;
-	mods.pad_fill = (uint8_t)ex_arg_i(s, "pad_fill", 0);
-	mods.marker_reserved = (uint16_t)ex_arg_i(s, "marker_reserved", 0);
-	mods.fpduptr_or = (uint16_t)ex_arg_i(s, "fpduptr_or", 0);
-	mods.fpduptr_delta = (int32_t)ex_arg_i(s, "fpduptr_delta", 0);
-	mods.no_markers = ex_arg_i(s, "no_markers", 0);
-	bool ok = true;
-	for (size_t k = 0; ok && k < norder; k++) {
-		const iw_ddp_hdr *sh = &segs[order[k]].h;
-		iw_ddp_hdr hh = *sh;
-		if (iw_step_arg(s, "last"))
-			hh.last = ex_arg_i(s, "last", hh.last);
-		if (iw_step_arg(s, "mo"))
-			hh.mo = (uint32_t)ex_arg_i(s, "mo", hh.mo);
-		uint8_t hb[IW_DDP_UNTAGGED_HDR_LEN];
-		size_t hl = 0;
-		iw_ddp_hdr_encode(&hh, hb, sizeof hb, &hl, &e);
-		size_t plen = segs[order[k]].len;
-		const uint8_t *pl = body ? body + segs[order[k]].off : NULL;
-		if (k == 0 && !check_marker_at(x, s, hl + plen, plen)) {
-			free(owned);
-			return false;
-		}
-		/* What a Terminate reporting this segment attaches (RFC 5040 §4.8). */
-		memcpy(x->h->last_hdr, hb, hl);
-		x->h->last_hdr_len = hl;
-		x->h->last_ulpdu_len = hl + plen;
-		if (!hh.tagged && hh.qn == IW_QN_READ_REQ && plen == IW_RDMAP_READ_REQ_LEN && pl) {
-			memcpy(x->h->last_rr, pl, IW_RDMAP_READ_REQ_LEN);
-			x->h->have_last_rr = true;
-		}
-		size_t cap = iw_mpa_tx_size(&x->h->tx, hl + plen) + 16;
-		uint8_t *out = malloc(cap);
-		size_t outlen = 0;
-		/* cut=N: the ULPDU is its first N octets, framed as a valid FPDU (A9: shorter than a DDP header). */
-		const iw_arg *cut = iw_step_arg(s, "cut");
-		size_t chl = hl, cpl = plen;
-		if (cut && (size_t)cut->i < hl + plen) {
-			chl = (size_t)cut->i < hl ? (size_t)cut->i : hl;
-			cpl = (size_t)cut->i - chl;
-		}
-		if (!out || iw_mpa_tx_fpdu(&x->h->tx, hb, chl, cpl ? pl : NULL, cpl, &mods, out, cap, &outlen, &e)) {
-			free(out);
-			ok = ex_herror(x, "line %d: cannot build the FPDU: %s", s->line, out ? e.msg : "no memory");
-			break;
-		}
-		if (hh.tagged)
-			iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "fpdu", out, outlen,
-				       "FPDU %s: DDP tagged L=%d DV=%u STag=0x%x TO=0x%llx, %zu payload octets%s", s->word,
-				       hh.last, hh.dv, hh.stag, (unsigned long long)hh.to, plen,
-				       mods.crc_xor || mods.corrupt || mods.crc_big_endian || mods.set_crc ? " (CRC defect)" : "");
-		else
-			iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "fpdu", out, outlen,
-				       "FPDU %s: DDP untagged L=%d DV=%u QN=%u MSN=%u MO=%u, %zu payload octets%s", s->word,
-				       hh.last, hh.dv, hh.qn, hh.msn, hh.mo, plen,
-				       mods.crc_xor || mods.corrupt || mods.crc_big_endian || mods.set_crc ? " (CRC defect)" : "");
-		ex_model_feed(x, out, outlen);
-		ok = ex_send_cut(x, out, outlen);
-		free(out);
+		mods->corrupt = true, mods->corrupt_at = (size_t)a->i;
+	mods->pad_fill = (uint8_t)ex_arg_i(s, "pad_fill", 0);
+	mods->marker_reserved = (uint16_t)ex_arg_i(s, "marker_reserved", 0);
+	mods->fpduptr_or = (uint16_t)ex_arg_i(s, "fpduptr_or", 0);
+	mods->fpduptr_delta = (int32_t)ex_arg_i(s, "fpduptr_delta", 0);
+	mods->no_markers = ex_arg_i(s, "no_markers", 0);
+}
+
+/* The wire log's line for an FPDU sent. */
+static void log_fpdu(ctx *x, const iw_step *s, const iw_ddp_hdr *hh, size_t plen, const iw_fpdu_mods *mods,
+		     const uint8_t *out, size_t outlen)
+{
+	if (hh->tagged)
+		iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "fpdu", out, outlen,
+			       "FPDU %s: DDP tagged L=%d DV=%u STag=0x%x TO=0x%llx, %zu payload octets%s", s->word,
+			       hh->last, hh->dv, hh->stag, (unsigned long long)hh->to, plen,
+			       mods->crc_xor || mods->corrupt || mods->crc_big_endian || mods->set_crc ? " (CRC defect)" : "");
+	else
+		iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "fpdu", out, outlen,
+			       "FPDU %s: DDP untagged L=%d DV=%u QN=%u MSN=%u MO=%u, %zu payload octets%s", s->word,
+			       hh->last, hh->dv, hh->qn, hh->msn, hh->mo, plen,
+			       mods->crc_xor || mods->corrupt || mods->crc_big_endian || mods->set_crc ? " (CRC defect)" : "");
+}
+
+/* Builds segment sg of the message (body: its octets, NULL for none) as an FPDU with the step's
+ * last=, mo=, cut= and defects, logs it, feeds the model and sends it; first: the message's
+ * first FPDU, where marker_at= is checked. */
+static bool send_segment(ctx *x, const iw_step *s, const fpdu_seg *sg, const uint8_t *body, bool first,
+			 const iw_fpdu_mods *mods)
+{
+	iw_err e;
+	iw_ddp_hdr hh = sg->h;
+	if (iw_step_arg(s, "last"))
+		hh.last = ex_arg_i(s, "last", hh.last);
+	if (iw_step_arg(s, "mo"))
+		hh.mo = (uint32_t)ex_arg_i(s, "mo", hh.mo);
+	uint8_t hb[IW_DDP_UNTAGGED_HDR_LEN];
+	size_t hl = 0;
+	iw_ddp_hdr_encode(&hh, hb, sizeof hb, &hl, &e);
+	size_t plen = sg->len;
+	const uint8_t *pl = body ? body + sg->off : NULL;
+	if (first && !check_marker_at(x, s, hl + plen, plen))
+		return false;
+	/* What a Terminate reporting this segment attaches (RFC 5040 §4.8). */
+	memcpy(x->h->last_hdr, hb, hl);
+	x->h->last_hdr_len = hl;
+	x->h->last_ulpdu_len = hl + plen;
+	if (!hh.tagged && hh.qn == IW_QN_READ_REQ && plen == IW_RDMAP_READ_REQ_LEN && pl) {
+		memcpy(x->h->last_rr, pl, IW_RDMAP_READ_REQ_LEN);
+		x->h->have_last_rr = true;
 	}
-	free(owned);
+	size_t cap = iw_mpa_tx_size(&x->h->tx, hl + plen) + 16;
+	uint8_t *out = malloc(cap);
+	size_t outlen = 0;
+	/* cut=N: the ULPDU is its first N octets, framed as a valid FPDU (A9: shorter than a DDP header). */
+	const iw_arg *cut = iw_step_arg(s, "cut");
+	size_t chl = hl, cpl = plen;
+	if (cut && (size_t)cut->i < hl + plen) {
+		chl = (size_t)cut->i < hl ? (size_t)cut->i : hl;
+		cpl = (size_t)cut->i - chl;
+	}
+	if (!out || iw_mpa_tx_fpdu(&x->h->tx, hb, chl, cpl ? pl : NULL, cpl, mods, out, cap, &outlen, &e)) {
+		free(out);
+		return ex_herror(x, "line %d: cannot build the FPDU: %s", s->line, out ? e.msg : "no memory");
+	}
+	log_fpdu(x, s, &hh, plen, mods, out, outlen);
+	ex_model_feed(x, out, outlen);
+	bool ok = ex_send_cut(x, out, outlen);
+	free(out);
+	return ok;
+}
+
+bool ex_act_send_fpdu(ctx *x, const iw_step *s)
+{
+	if (!enter_fpdus(x, s))
+		return false;
+	size_t ti = 0;
+	while (ti < ex_nmsg_types && strcmp(ex_msg_types[ti].word, s->word))
+		ti++;
+	if (ti == ex_nmsg_types)
+		return ex_herror(x, "line %d: unknown message '%s'", s->line, s->word);
+	const ex_msg_type *mt = &ex_msg_types[ti];
+	const hconn *adv_of = NULL;
+	if (!stag_of_conn(x, s, &adv_of))
+		return false;
+	fpdu_body b;
+	if (!build_body(x, s, mt, adv_of, &b))
+		return false;
+	iw_ddp_hdr h;
+	ddp_template(x, s, mt, adv_of, &h);
+	fpdu_seg segs[MAX_SEGS];
+	size_t order[MAX_SEGS], norder = 0;
+	if (!segment(x, s, &h, b.len, segs, order, &norder)) {
+		free(b.owned);
+		return false;
+	}
+	iw_fpdu_mods mods;
+	fpdu_mods_of(s, &mods);
+	bool ok = true;
+	for (size_t k = 0; ok && k < norder; k++)
+		ok = send_segment(x, s, &segs[order[k]], b.p, k == 0, &mods);
+	free(b.owned);
 	return ok;
 }
 

@@ -1,0 +1,16 @@
+/*
+ * pcap_fixture.h - what the capture tests share (tests/test_pcap_*.c, defined in
+ * pcap_fixture.c): scratch capture paths and patterned payloads.
+ */
+#ifndef IW_TEST_PCAP_FIXTURE_H
+#define IW_TEST_PCAP_FIXTURE_H
+
+#include "check.h"
+
+/* /tmp/iwspec-test-pcap-PID-name, in one of four rotating static buffers. */
+const char *pf_tmp_path(const char *name);
+
+/* n octets (malloc'd, at least 1) of a pattern that differs with seed; free() it. */
+uint8_t *pf_pattern(size_t n, uint8_t seed);
+
+#endif
