@@ -110,7 +110,7 @@ run: deps
 	$(MAKE) all
 	$(BUILD)/iwspec run --profile all --report out/latest --html --pcap
 
-# Every check, in three lanes side by side (tools/test-all.sh: stage times, logs in build/test-logs/).
+# Every check, in two lanes side by side (tools/test-all.sh: stage times, logs in build/test-logs/).
 test:
 	@sh tools/test-all.sh
 
