@@ -169,6 +169,19 @@ static json_t *case_json(jctx *c, const iw_case_result *r)
 	}
 	put(c, o, "capture", cap);
 	put(c, o, "wire_dropped", jchk(c, json_integer((json_int_t)r->wire_dropped)));
+	/* The requirements the per-frame checks applied to the DUT's octets, cited or not. */
+	put(c, o, "frames_judged", jchk(c, json_integer((json_int_t)r->frames_judged)));
+	json_t *judged = jchk(c, json_array());
+	size_t nj = r->njudged < IW_RESULT_MAX_JUDGED ? r->njudged : IW_RESULT_MAX_JUDGED;
+	for (size_t i = 0; judged && i < nj; i++) {
+		json_t *q = jchk(c, json_object());
+		if (q) {
+			put(c, q, "requirement", jtext(c, FIELD(r->judged[i].req)));
+			put(c, q, "frames", jchk(c, json_integer((json_int_t)r->judged[i].frames)));
+		}
+		push(c, judged, q);
+	}
+	put(c, o, "judged", judged);
 	return o;
 }
 
