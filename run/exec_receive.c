@@ -177,8 +177,9 @@ bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw
 			return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
 		/* MULPDU for the connection's EMSS, clamped to [128, 64768] (MPA-3.2-03, A7). */
 		const char *mulpdu_req = x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02";
+		const char *mulpdu_rules[] = {mulpdu_req, "DDP-7.2-01"}; /* MPA's MULPDU, DDP's segment size */
 		if (x->h->mss)
-			iw_result_judged(x->r, &mulpdu_req, 1);
+			iw_result_judged(x->r, mulpdu_rules, 2);
 		if (x->h->mss && fp->ulpdu_length > iw_mulpdu(x->h->mss, x->h->rx->markers))
 			return ex_fail_frame(x, mulpdu_req,
 				    "%s: the DUT sent a ULPDU of %u octets; MULPDU for EMSS %u %s markers is %u", what,
