@@ -53,6 +53,36 @@ typedef struct cite {
 } cite;
 cite html_cites_of(const iw_run *run, const char *req);
 
+/* The committed list of wire-observable MUSTs that cannot be judged from the wire, with why:
+ * untestable.md at the root of the case tree the run loaded (found upward from the run's case
+ * files), one `ID: reason` line per requirement of the catalog (other lines are prose). */
+#define IW_UNTESTABLE_MAX 128
+typedef struct iw_untestable {
+	bool found;
+	char path[512];
+	size_t n;
+	char id[IW_UNTESTABLE_MAX][32];
+	char reason[IW_UNTESTABLE_MAX][320];
+} iw_untestable;
+
+/* Loads the list for run into u (found false when there is none). */
+void iw_untestable_load(const iw_run *run, iw_untestable *u);
+
+/* The reason u gives for req, or NULL when it does not list it. */
+const char *iw_untestable_reason(const iw_untestable *u, const char *req);
+
+/* How the wire-observable MUSTs of the catalog stand in a run: cited by a case header, judged on
+ * the wire by a case's per-frame checks, listed untestable, and none of these (uncovered). Shared
+ * by report.html and results.json's summary. */
+typedef struct iw_coverage {
+	size_t wire, cited, exercised, judged, untestable, uncovered;
+} iw_coverage;
+
+/* The cases whose per-frame checks judged req, and the frames they judged it on. */
+void iw_judged_of(const iw_run *run, const char *req, size_t *cases, size_t *frames);
+
+void iw_coverage_count(const iw_run *run, const iw_untestable *u, iw_coverage *out);
+
 /* The sections, each a <section> with its fixed id; #baseline only when --expect compared. */
 void html_section_summary(hctx *h);
 void html_section_baseline(hctx *h);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "report_html_int.h"
 #include "report_text.h"
 #include "req_catalog.h"
 
@@ -169,6 +170,19 @@ static json_t *case_json(jctx *c, const iw_case_result *r)
 	}
 	put(c, o, "capture", cap);
 	put(c, o, "wire_dropped", jchk(c, json_integer((json_int_t)r->wire_dropped)));
+	/* The requirements the per-frame checks applied to the DUT's octets, cited or not. */
+	put(c, o, "frames_judged", jchk(c, json_integer((json_int_t)r->frames_judged)));
+	json_t *judged = jchk(c, json_array());
+	size_t nj = r->njudged < IW_RESULT_MAX_JUDGED ? r->njudged : IW_RESULT_MAX_JUDGED;
+	for (size_t i = 0; judged && i < nj; i++) {
+		json_t *q = jchk(c, json_object());
+		if (q) {
+			put(c, q, "requirement", jtext(c, FIELD(r->judged[i].req)));
+			put(c, q, "frames", jchk(c, json_integer((json_int_t)r->judged[i].frames)));
+		}
+		push(c, judged, q);
+	}
+	put(c, o, "judged", judged);
 	return o;
 }
 
@@ -277,6 +291,24 @@ static json_t *summary_json(jctx *c, const iw_run *run)
 	put(c, o, "skip", jchk(c, json_integer((json_int_t)n[IW_SKIP])));
 	put(c, o, "error", jchk(c, json_integer((json_int_t)n[IW_ERROR])));
 	put(c, o, "total", jchk(c, json_integer((json_int_t)run->ncases)));
+	/* The wire-observable MUSTs of the catalog, as report.html's coverage table counts them. */
+	iw_untestable *u = calloc(1, sizeof *u);
+	json_t *cov = jchk(c, json_object());
+	if (u && cov) {
+		iw_untestable_load(run, u);
+		iw_coverage cv;
+		iw_coverage_count(run, u, &cv);
+		put(c, cov, "wire_musts", jchk(c, json_integer((json_int_t)cv.wire)));
+		put(c, cov, "cited", jchk(c, json_integer((json_int_t)cv.cited)));
+		put(c, cov, "judged", jchk(c, json_integer((json_int_t)cv.judged)));
+		put(c, cov, "untestable", jchk(c, json_integer((json_int_t)cv.untestable)));
+		put(c, cov, "uncovered", jchk(c, json_integer((json_int_t)cv.uncovered)));
+		put(c, cov, "untestable_list", u->found ? jtext(c, FIELD(u->path)) : json_null());
+	} else {
+		c->oom = true;
+	}
+	free(u);
+	put(c, o, "coverage", cov);
 	return o;
 }
 

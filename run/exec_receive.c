@@ -91,7 +91,10 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 					       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start,
 					       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked", ddp);
 				iw_check chk;
-				if (!iw_verify_fpdu(fp, &chk))
+				bool held = iw_verify_fpdu(fp, &chk);
+				x->r->frames_judged++;
+				iw_result_judged(x->r, chk.rules, chk.nrules);
+				if (!held)
 					return ex_fail_frame(x, chk.req, "%s", chk.detail);
 				x->h->dut_markers += fp->nmarkers;
 				return true;
@@ -168,15 +171,23 @@ bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw
 		if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v))
 			return ex_fail_frame(x, v.req, "%s: the DUT sent an invalid RDMAP message: %s", what, v.detail);
 		iw_check chk;
-		if (!iw_verify_ulpdu_size(fp, &chk))
+		bool held = iw_verify_ulpdu_size(fp, &chk);
+		iw_result_judged(x->r, chk.rules, chk.nrules);
+		if (!held)
 			return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
 		/* MULPDU for the connection's EMSS, clamped to [128, 64768] (MPA-3.2-03, A7). */
+		const char *mulpdu_req = x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02";
+		const char *mulpdu_rules[] = {mulpdu_req, "DDP-7.2-01"}; /* MPA's MULPDU, DDP's segment size */
+		if (x->h->mss)
+			iw_result_judged(x->r, mulpdu_rules, 2);
 		if (x->h->mss && fp->ulpdu_length > iw_mulpdu(x->h->mss, x->h->rx->markers))
-			return ex_fail_frame(x, x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02",
+			return ex_fail_frame(x, mulpdu_req,
 				    "%s: the DUT sent a ULPDU of %u octets; MULPDU for EMSS %u %s markers is %u", what,
 				    fp->ulpdu_length, x->h->mss, x->h->rx->markers ? "with" : "without",
 				    iw_mulpdu(x->h->mss, x->h->rx->markers));
-		if (!iw_verify_segment(&x->h->src, x->p, &m, &chk))
+		held = iw_verify_segment(&x->h->src, x->p, &m, &chk);
+		iw_result_judged(x->r, chk.rules, chk.nrules);
+		if (!held)
 			return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
 		if (dm->nseg == 0) {
 			dm->first = m.ddp;

@@ -57,6 +57,16 @@ typedef struct iw_measure {
 	char unit[8];
 } iw_measure;
 
+/* A requirement the per-frame checks (verify/) applied to the DUT's octets during a case, and
+ * on how many of its frames. A case judges some twenty rules at most; past the limit a rule is
+ * not recorded (judged_cut says so). */
+#define IW_RESULT_MAX_JUDGED 32
+
+typedef struct iw_judged {
+	char req[32];
+	size_t frames;
+} iw_judged;
+
 typedef struct iw_case_result {
 	char id[64];
 	char title[160];
@@ -88,6 +98,10 @@ typedef struct iw_case_result {
 	bool tcp_cut;               /* the capture stopped at a limit or for lack of memory */
 	bool dut_reached;           /* a connection to or from the DUT was opened */
 	bool dut_unreachable;       /* none was: the case's first connection failed (refused, timed out) */
+	size_t frames_judged;       /* the DUT's FPDUs held to the per-frame checks (verify/) */
+	size_t njudged;
+	iw_judged judged[IW_RESULT_MAX_JUDGED];     /* the requirements those checks applied, in first-seen order */
+	bool judged_cut;            /* a requirement did not fit in judged[] */
 } iw_case_result;
 
 #define IW_RUN_MAX_DISABLED 64
@@ -154,6 +168,11 @@ const char *iw_blame_field_for_req(const char *req);
 /* Writes c's expectation steps into r->expected, one "LINE: expect ..." line each, with their
  * arguments as written (cut with "..." when they do not fit). */
 void iw_result_set_expected(iw_case_result *r, const iw_case *c);
+
+/* Records that the per-frame checks applied each of rules[0..n) to one more frame of the DUT
+ * (each ID a requirement of the catalog). Never fails: past IW_RESULT_MAX_JUDGED distinct IDs
+ * it sets judged_cut. */
+void iw_result_judged(iw_case_result *r, const char *const *rules, size_t n);
 
 /* Copies a case's identity (id, title, file, requirements) into r. */
 void iw_result_set_case(iw_case_result *r, const iw_case *c);

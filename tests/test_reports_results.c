@@ -129,3 +129,29 @@ TEST(reports_result_set_case)
 	free(c);
 	free(r);
 }
+
+/* The requirements judged during a case: one entry per ID with its count of frames, in the order
+ * first seen; past IW_RESULT_MAX_JUDGED distinct IDs the record says it was cut. */
+TEST(reports_result_judged_counts_frames_per_requirement)
+{
+	static iw_case_result r;
+	memset(&r, 0, sizeof r);
+	const char *a[] = {"MPA-5.2-11", "MPA-4-02"}, *b[] = {"MPA-5.2-11"};
+	iw_result_judged(&r, a, 2);
+	iw_result_judged(&r, b, 1);
+	iw_result_judged(&r, NULL, 0);
+	CHECK_EQ(r.njudged, 2);
+	CHECK_STR(r.judged[0].req, "MPA-5.2-11");
+	CHECK_EQ(r.judged[0].frames, 2);
+	CHECK_STR(r.judged[1].req, "MPA-4-02");
+	CHECK_EQ(r.judged[1].frames, 1);
+	CHECK(!r.judged_cut);
+	char ids[IW_RESULT_MAX_JUDGED + 1][16];
+	for (int k = 0; k < IW_RESULT_MAX_JUDGED + 1; k++) {
+		snprintf(ids[k], sizeof ids[k], "X-%d", k);
+		const char *one = ids[k];
+		iw_result_judged(&r, &one, 1);
+	}
+	CHECK_EQ(r.njudged, IW_RESULT_MAX_JUDGED);
+	CHECK(r.judged_cut);
+}

@@ -125,7 +125,13 @@ TEST(verify_fpdu_and_stream_requirements)
 	decode(out, n, &fp, &st);
 	CHECK_EQ(st, IW_RX_FPDU);
 	CHECK(iw_verify_fpdu(&fp, &chk));
+	/* CRC on, three pad octets, no markers: the CRC and pad rules were applied, no marker rule. */
+	CHECK_EQ(chk.nrules, 2);
+	CHECK_STR(chk.rules[0], "MPA-5.2-11");
+	CHECK_STR(chk.rules[1], "MPA-4-02");
 	CHECK(iw_verify_ulpdu_size(&fp, &chk));
+	CHECK_EQ(chk.nrules, 1);
+	CHECK_STR(chk.rules[0], "MPA-3.2-04");
 
 	/* A pad octet set, the CRC recomputed over it: the FPDU decodes, the pad rule fails. */
 	out[2 + ul] = 0x63;
@@ -142,4 +148,50 @@ TEST(verify_fpdu_and_stream_requirements)
 	iw_violation v = decode(out, n, &fp, &st);
 	CHECK_EQ(st, IW_RX_ERROR);
 	CHECK_STR(iw_verify_stream_req(&v), "MPA-5.2-11");
+}
+
+/* The rules a segment check applied, held or broken, for the runner's record of what it judged
+ * (run/result_judged.c): a first untagged segment meets DV, reserved bits, MSN, the RDMAP
+ * reserved word and MO; a continuing tagged one STag, TO and RsvdULP; a broken rule is listed
+ * as applied, the rules after it are not. */
+TEST(verify_segment_lists_the_rules_it_applied)
+{
+	uint8_t u[2][64];
+	size_t len[2];
+	iw_check chk;
+	iw_source s;
+	iw_rdmap_msg m;
+	iw_violation v;
+	iw_source_init(&s);
+	len[0] = tagged(u[0], 7, 0x1000, false, "xy");
+	len[1] = tagged(u[1], 7, 0x1002, true, "z");
+	CHECK(iw_rdmap_parse(P(), u[0], len[0], &m, &v));
+	CHECK(iw_verify_segment(&s, P(), &m, &chk));
+	CHECK_EQ(chk.nrules, 2);
+	CHECK_STR(chk.rules[0], "DDP-6.1-09");
+	CHECK_STR(chk.rules[1], "DDP-6.1-08");
+	CHECK(iw_rdmap_parse(P(), u[1], len[1], &m, &v));
+	CHECK(iw_verify_segment(&s, P(), &m, &chk));
+	CHECK_EQ(chk.nrules, 6);
+	CHECK_STR(chk.rules[2], "DDP-6.1-03");
+	CHECK_STR(chk.rules[3], "DDP-6.2-08");
+	CHECK_STR(chk.rules[4], "DDP-7.2-07");
+	CHECK_STR(chk.rules[5], "DDP-6.2-04");
+
+	iw_source_init(&s);
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, true, "a");
+	CHECK(iw_rdmap_parse(P(), u[0], len[0], &m, &v));
+	CHECK(iw_verify_segment(&s, P(), &m, &chk));
+	CHECK_EQ(chk.nrules, 5);
+	CHECK_STR(chk.rules[2], "DDP-6.3-09");
+	CHECK_STR(chk.rules[3], "DDP-6.3-02");
+	CHECK_STR(chk.rules[4], "DDP-7.2-05");
+
+	/* MSN 3 where 2 is due: MSN broken, listed; the reserved word and MO not reached. */
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 3, 0, true, "a");
+	CHECK(iw_rdmap_parse(P(), u[0], len[0], &m, &v));
+	CHECK(!iw_verify_segment(&s, P(), &m, &chk));
+	CHECK_STR(chk.req, "DDP-6.3-08");
+	CHECK_EQ(chk.nrules, 3);
+	CHECK_STR(chk.rules[2], "DDP-6.3-08");
 }

@@ -6,6 +6,9 @@
  *
  * Each check returns true when the rule holds, or false with the requirement ID and a sentence
  * in *out; the caller turns that into its own verdict (a case's FAIL, a fuzzer's finding).
+ * Either way out->rules lists the requirements the check applied to the frame (held or broken;
+ * a rule that has nothing to look at in it, such as the pad of a ULPDU with none, is not
+ * listed), so a runner can say which requirements were judged on the DUT's octets.
  *
  *   verify_mpa.c  one FPDU as MPA sent it (MPA-4-02, MPA-4.1-02, MPA-5.1-05, MPA-3.2-04), and a
  *                 stream the decoder refused, as the sender's rule it broke (MPA-5.2-11, MPA-5.1-03)
@@ -28,10 +31,15 @@
 #include "profile.h"
 #include "rdmap.h"
 
-/* A broken rule: its requirement ID (a static string) and what the DUT did. */
+#define IW_CHECK_MAX_RULES 8
+
+/* A broken rule: its requirement ID (a static string) and what the DUT did; and the rules the
+ * check applied, broken or not (static strings, in the order applied). */
 typedef struct iw_check {
 	const char *req;
 	char detail[240];
+	size_t nrules;
+	const char *rules[IW_CHECK_MAX_RULES];
 } iw_check;
 
 /* ---- verify_mpa.c ---- */

@@ -17,6 +17,12 @@ void iw_source_init(iw_source *s)
 		s->next_msn[q] = 1; /* each queue's first MSN is 1 (DDP-6.3-09) */
 }
 
+static void applied(iw_check *out, const char *req)
+{
+	if (out->nrules < IW_CHECK_MAX_RULES)
+		out->rules[out->nrules++] = req;
+}
+
 static bool broken(iw_check *out, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool broken(iw_check *out, const char *req, const char *fmt, ...)
 {
@@ -41,12 +47,15 @@ static bool first_segment(iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 	const iw_ddp_hdr *h = &m->ddp;
 	if (!h->tagged && h->qn < 4) {
 		uint32_t want = s->next_msn[h->qn];
+		applied(out, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08");
 		if (h->msn != want)
 			return broken(out, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08",
 				      "the DUT's %s on QN %u has MSN %u, %u expected (%s)", iw_rdmap_op(m->opcode)->name,
 				      h->qn, h->msn, want,
 				      want == 1 ? "the first MSN is 1" : "one more than the previous message's");
 	}
+	if (rsvd_word_reserved(m->opcode))
+		applied(out, "DDP-6.3-02");
 	if (rsvd_word_reserved(m->opcode) && iw_rdmap_rsvd_word(h))
 		return broken(out, "DDP-6.3-02", "the DUT's %s has RDMAP reserved word 0x%08x in DDP header octets 2-5",
 			      iw_rdmap_op(m->opcode)->name, iw_rdmap_rsvd_word(h));
@@ -56,23 +65,30 @@ static bool first_segment(iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 static bool next_segment(const iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 {
 	const iw_ddp_hdr *h = &m->ddp, *f = &s->first;
+	applied(out, "DDP-6.1-03");
 	if (h->tagged != f->tagged || m->opcode != s->opcode)
 		return broken(out, "DDP-6.1-03", "a new %s began before the DUT's %s ended with L=1",
 			      iw_rdmap_op(m->opcode)->name, iw_rdmap_op(s->opcode)->name);
 	if (h->tagged) {
+		applied(out, "DDP-6.2-08");
 		if (h->stag != f->stag)
 			return broken(out, "DDP-6.2-08", "STag changed within a message (0x%x then 0x%x)", f->stag, h->stag);
+		applied(out, "DDP-7.2-07");
 		if (h->to != f->to + s->len)
 			return broken(out, "DDP-7.2-07", "segment TO 0x%llx, expected initial TO + %zu = 0x%llx",
 				      (unsigned long long)h->to, s->len, (unsigned long long)(f->to + s->len));
+		applied(out, "DDP-6.2-04");
 		if (h->rsvdulp[0] != f->rsvdulp[0])
 			return broken(out, "DDP-6.2-04", "RsvdULP changed within a tagged message");
 		return true;
 	}
+	applied(out, "DDP-6.3-07");
 	if (h->qn != f->qn)
 		return broken(out, "DDP-6.3-07", "QN changed within a message (%u then %u)", f->qn, h->qn);
+	applied(out, "DDP-6.3-11");
 	if (h->msn != f->msn)
 		return broken(out, "DDP-6.3-11", "MSN changed within a message (%u then %u)", f->msn, h->msn);
+	applied(out, "DDP-6.3-04");
 	if (memcmp(h->rsvdulp, f->rsvdulp, sizeof h->rsvdulp))
 		return broken(out, "DDP-6.3-04", "RsvdULP changed within an untagged message");
 	return true;
@@ -81,13 +97,18 @@ static bool next_segment(const iw_source *s, const iw_rdmap_msg *m, iw_check *ou
 bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m, iw_check *out)
 {
 	const iw_ddp_hdr *h = &m->ddp;
+	out->nrules = 0;
+	applied(out, "DDP-6.1-09");
 	if (h->dv != p->ddp_version)
 		return broken(out, "DDP-6.1-09", "the DUT's DDP version is %u, %u required", h->dv, p->ddp_version);
+	applied(out, "DDP-6.1-08");
 	if (h->rsvd)
 		return broken(out, "DDP-6.1-08", "the DUT set DDP reserved bits 0x%x", h->rsvd);
 	if (!(s->in_msg ? next_segment(s, m, out) : first_segment(s, m, out)))
 		return false;
 	size_t before = s->in_msg ? s->len : 0, nseg = s->in_msg ? s->nseg : 0;
+	if (!h->tagged)
+		applied(out, "DDP-7.2-05");
 	if (!h->tagged && h->mo != before)
 		return broken(out, "DDP-7.2-05", "segment %zu has MO %u, expected %zu (the octets before it)", nseg + 1,
 			      h->mo, before);

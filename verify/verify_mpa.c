@@ -7,6 +7,12 @@
 
 #include "iw_proto.h"
 
+static void applied(iw_check *out, const char *req)
+{
+	if (out->nrules < IW_CHECK_MAX_RULES)
+		out->rules[out->nrules++] = req;
+}
+
 static bool broken(iw_check *out, const char *req, const char *detail, unsigned long long at)
 {
 	out->req = req;
@@ -17,10 +23,23 @@ static bool broken(iw_check *out, const char *req, const char *detail, unsigned 
 bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out)
 {
 	unsigned long long at = (unsigned long long)fp->start;
+	out->nrules = 0;
+	/* The decoder accepted the FPDU: its CRC (when on) and its markers' FPDUPTRs were held to
+	 * the sender's rules already (a refusal is iw_verify_stream_req's). */
+	if (fp->crc_checked)
+		applied(out, "MPA-5.2-11");
+	if (fp->nmarkers)
+		applied(out, "MPA-5.1-03");
+	if (fp->pad_len)
+		applied(out, "MPA-4-02");
 	if (fp->notes & IW_NOTE_PAD_NONZERO)
 		return broken(out, "MPA-4-02", "the DUT's FPDU at %llu has non-zero pad octets", at);
+	if (fp->nmarkers)
+		applied(out, "MPA-4.1-02");
 	if (fp->notes & IW_NOTE_MARKER_RESERVED)
 		return broken(out, "MPA-4.1-02", "a DUT marker in the FPDU at %llu has RESERVED set", at);
+	if (fp->nmarkers)
+		applied(out, "MPA-5.1-05");
 	if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
 		return broken(out, "MPA-5.1-05", "a DUT marker in the FPDU at %llu has FPDUPTR low bits set", at);
 	return true;
@@ -28,6 +47,8 @@ bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out)
 
 bool iw_verify_ulpdu_size(const iw_fpdu *fp, iw_check *out)
 {
+	out->nrules = 0;
+	applied(out, "MPA-3.2-04");
 	if (fp->ulpdu_length > IW_MPA_MULPDU_MAX) {
 		out->req = "MPA-3.2-04";
 		snprintf(out->detail, sizeof out->detail, "the DUT sent a ULPDU of %u octets, more than %u",

@@ -1,0 +1,56 @@
+#!/bin/sh
+# The coverage bar (issue 15): the number of wire-observable MUSTs of requirements.md that the
+# suite judges on the wire against the built-in DUT (results.json summary.coverage.judged, run
+# with --profile all) may not drop below the committed floor tests/coverage-floor.txt. When it
+# does, the requirements of tests/coverage-judged.txt no longer judged are named. When it rises,
+# the script says how to commit the new floor and list. $IWSPEC names the binary (default
+# build/iwspec). Ends with "N passed, N failed".
+IWSPEC=${IWSPEC:-build/iwspec}
+here=$(dirname "$0")
+FLOOR=$here/../coverage-floor.txt
+LIST=$here/../coverage-judged.txt
+pass=0
+failn=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+
+command -v jq >/dev/null || { echo "tests/cli/coverage.sh: jq is missing (apt-get install jq)" >&2; exit 2; }
+floor=$(tr -d ' \n' <"$FLOOR")
+case $floor in
+'' | *[!0-9]*) echo "tests/cli/coverage.sh: $FLOOR must hold one number, it holds '$floor'" >&2; exit 2 ;;
+esac
+[ "$floor" -eq "$(grep -c . "$LIST")" ] && ok ||
+	bad "$FLOOR ($floor) and $LIST ($(grep -c . "$LIST") ids) disagree: regenerate both (below)"
+
+"$IWSPEC" run --profile all --no-progress --report "$tmp/r" >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && ok || { bad "the suite against the built-in DUT exits $rc"; sed 's/^/    /' "$tmp/out" | tail -20 >&2; }
+J=$tmp/r/results.json
+[ -f "$J" ] || { echo "coverage: $pass passed, $((failn + 1)) failed (no results.json)"; exit 1; }
+
+judged=$(jq '.summary.coverage.judged' "$J")
+jq -r '[.cases[].judged[].requirement] | unique | .[]' "$J" >"$tmp/now.txt"
+sort "$LIST" >"$tmp/was.txt"
+lost=$(comm -23 "$tmp/was.txt" "$tmp/now.txt")
+new=$(comm -13 "$tmp/was.txt" "$tmp/now.txt")
+how="to commit the new bar: build/iwspec run --profile all --no-progress --report /tmp/cov &&
+    jq -r '[.cases[].judged[].requirement] | unique | .[]' /tmp/cov/results.json > tests/coverage-judged.txt &&
+    jq '.summary.coverage.judged' /tmp/cov/results.json > tests/coverage-floor.txt"
+if [ "$judged" -ge "$floor" ] 2>/dev/null; then
+	ok
+else
+	bad "wire MUSTs judged on the wire: $judged, below the floor of $floor ($FLOOR)"
+fi
+if [ -n "$lost" ]; then
+	bad "no longer judged on the wire (in $LIST):" $lost
+fi
+[ -z "$lost" ] && ok
+if [ -n "$new" ] || [ "$judged" -gt "$floor" ]; then
+	echo "coverage: $judged wire MUSTs judged, the floor is $floor; newly judged:" $new
+	echo "  $how"
+fi
+echo "coverage: $pass passed, $failn failed ($judged wire MUSTs judged on the wire, floor $floor)"
+[ $failn -eq 0 ]
