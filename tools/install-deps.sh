@@ -4,7 +4,7 @@
 set -e
 need=""
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in ${IWSPEC_PACKAGES:-gcc make clang libclang-rt-dev libjansson-dev libpcap-dev libisal-dev libxml2-utils tshark libjson-validator-perl chromium librdmacm-dev libibverbs-dev}; do
+for pkg in ${IWSPEC_PACKAGES:-gcc make clang libclang-rt-dev libjansson-dev libpcap-dev libisal-dev libxml2-utils tshark libjson-validator-perl chromium librdmacm-dev libibverbs-dev jq time iproute2}; do
 	have "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0
