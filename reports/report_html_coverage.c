@@ -130,6 +130,19 @@ static void cite_cells(hctx *h, const char *req)
 	}
 }
 
+/* The catalog's own cells of a row: ID, keyword, testability, paraphrase (the last cell left open). */
+static void req_cells(hctx *h, const iw_req_info *q)
+{
+	html_out(h, "<td class=\"mono\">");
+	html_esc_s(h, q->id);
+	html_out(h, "</td><td>");
+	html_esc_s(h, q->kw);
+	html_out(h, "</td><td>");
+	html_esc_s(h, q->t);
+	html_out(h, "</td><td>");
+	html_esc_s(h, q->text);
+}
+
 void html_section_coverage(hctx *h)
 {
 	const iw_run *run = h->run;
@@ -170,14 +183,8 @@ void html_section_coverage(hctx *h)
 		const char *why = iw_untestable_reason(u, q->id);
 		html_out(h, "<tr id=\"req-");
 		html_esc_s(h, q->id);
-		html_out(h, "\"><td class=\"mono\">");
-		html_esc_s(h, q->id);
-		html_out(h, "</td><td>");
-		html_esc_s(h, q->kw);
-		html_out(h, "</td><td>");
-		html_esc_s(h, q->t);
-		html_out(h, "</td><td>");
-		html_esc_s(h, q->text);
+		html_out(h, "\">");
+		req_cells(h, q);
 		if (c.cases) {
 			html_out(h, "</td><td class=\"covered\">");
 			cite_cells(h, q->id);
@@ -214,14 +221,8 @@ void html_section_coverage(hctx *h)
 		const iw_req_info *q = &iw_req_catalog[i];
 		if (!q->must || q->wire)
 			continue;
-		html_out(h, "<tr><td class=\"mono\">");
-		html_esc_s(h, q->id);
-		html_out(h, "</td><td>");
-		html_esc_s(h, q->kw);
-		html_out(h, "</td><td>");
-		html_esc_s(h, q->t);
-		html_out(h, "</td><td>");
-		html_esc_s(h, q->text);
+		html_out(h, "<tr>");
+		req_cells(h, q);
 		html_out(h, "</td><td class=\"gap\">");
 		html_esc_s(h, q->gap_note);
 		html_out(h, "</td></tr>\n");

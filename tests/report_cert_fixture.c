@@ -8,37 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *rc_scratch(void)
-{
-	static char tmpl[64];
-	snprintf(tmpl, sizeof tmpl, "/tmp/iwspec-cert-XXXXXX");
-	return mkdtemp(tmpl);
-}
-
-void rc_rm_rf(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(path);
-		if (d) {
-			struct dirent *de;
-			while ((de = readdir(d))) {
-				if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-					continue;
-				char sub[1024];
-				snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-				rc_rm_rf(sub);
-			}
-			closedir(d);
-		}
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
-
 char *rc_slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");

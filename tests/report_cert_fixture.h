@@ -13,13 +13,9 @@
 
 #include "result.h"
 
-/* ---- scratch ---- */
+/* ---- scratch (directories: report_fixture.h's rp_scratch_dir and rp_rm_rf) ---- */
 
-/* A new directory under /tmp (a static buffer, rewritten by the next call), or NULL. */
-char *rc_scratch(void);
-
-/* Removes path and, for a directory, everything under it. */
-void rc_rm_rf(const char *path);
+#include "report_fixture.h"
 
 /* The whole file, NUL-terminated, to free(); NULL if it cannot be read. */
 char *rc_slurp(const char *path);

@@ -168,7 +168,7 @@ TEST(reportcert_baseline_compare_both_ways)
 
 TEST(reportcert_baseline_write_reads_back)
 {
-	char *dir = rc_scratch();
+	char *dir = rp_scratch_dir();
 	iw_run *run = calloc(1, sizeof *run);
 	if (!dir || !run)
 		return;
@@ -197,5 +197,5 @@ TEST(reportcert_baseline_write_reads_back)
 	iw_baseline_free(&b);
 	iw_run_free(run);
 	free(run);
-	rc_rm_rf(dir);
+	rp_rm_rf(dir);
 }

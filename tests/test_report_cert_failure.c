@@ -178,7 +178,7 @@ static void read_pcap(const char *path, pcap_read *pr)
 
 TEST(reportcert_pcap_per_case)
 {
-	char *dir = rc_scratch();
+	char *dir = rp_scratch_dir();
 	if (!dir)
 		return;
 	iw_case_result *r = calloc(1, sizeof *r);
@@ -242,5 +242,5 @@ TEST(reportcert_pcap_per_case)
 		iw_run_free(run);
 		free(run);
 	}
-	rc_rm_rf(dir);
+	rp_rm_rf(dir);
 }

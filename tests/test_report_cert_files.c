@@ -18,7 +18,7 @@
 
 TEST(reportcert_html_sections_and_blame)
 {
-	char *dir = rc_scratch();
+	char *dir = rp_scratch_dir();
 	iw_run *run = calloc(1, sizeof *run);
 	if (!dir || !run)
 		return;
@@ -83,12 +83,12 @@ TEST(reportcert_html_sections_and_blame)
 	free(h);
 	iw_run_free(run);
 	free(run);
-	rc_rm_rf(dir);
+	rp_rm_rf(dir);
 }
 
 TEST(reportcert_html_hostile_text)
 {
-	char *dir = rc_scratch();
+	char *dir = rp_scratch_dir();
 	iw_run *run = calloc(1, sizeof *run);
 	if (!dir || !run)
 		return;
@@ -124,14 +124,14 @@ TEST(reportcert_html_hostile_text)
 	free(h);
 	iw_run_free(run);
 	free(run);
-	rc_rm_rf(dir);
+	rp_rm_rf(dir);
 }
 
 /* ---- results.json and junit.xml carry the provenance and the incompleteness --------- */
 
 TEST(reportcert_json_junit_provenance)
 {
-	char *dir = rc_scratch();
+	char *dir = rp_scratch_dir();
 	iw_run *run = calloc(1, sizeof *run);
 	if (!dir || !run)
 		return;
@@ -174,5 +174,5 @@ TEST(reportcert_json_junit_provenance)
 	free(x);
 	iw_run_free(run);
 	free(run);
-	rc_rm_rf(dir);
+	rp_rm_rf(dir);
 }

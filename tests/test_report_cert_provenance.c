@@ -116,7 +116,7 @@ static void put_file(const char *path, const char *text)
 
 TEST(reportcert_vectors_hash)
 {
-	char *dir = rc_scratch();
+	char *dir = rp_scratch_dir();
 	if (!dir)
 		return;
 	char hex[72];
@@ -145,7 +145,7 @@ TEST(reportcert_vectors_hash)
 	char hex2[72];
 	iw_vectors_hash(dir, hex2, sizeof hex2);
 	CHECK(strcmp(hex, hex2) != 0);
-	rc_rm_rf(dir);
+	rp_rm_rf(dir);
 }
 
 TEST(reportcert_provenance_dut_and_command)
