@@ -318,8 +318,14 @@ int iw_baseline_write(const iw_run *run, const char *path, iw_err *e)
 		iw_atomic_printf(af, "# DUT: %s\n", dut);
 	}
 	free(dut);
-	if (!run->complete)
-		iw_atomic_puts(af, "# WARNING: the run was interrupted; cases it did not reach are missing\n");
+	if (!run->complete) {
+		char why[600];
+		iw_run_incomplete_text(run, why, sizeof why);
+		for (char *p = why; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		iw_atomic_printf(af, "# WARNING: the run was %s; cases it did not reach are missing\n", why);
+	}
 	for (size_t i = 0; i < run->ncases && iw_atomic_ok(af); i++) {
 		const iw_case_result *r = &run->cases[i];
 		enum iw_verdict v = verdict_of(r);

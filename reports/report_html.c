@@ -114,11 +114,6 @@ void html_kv(hctx *h, const char *k, const char *v, size_t n, bool pre)
 	html_out(h, "</td></tr>\n");
 }
 
-const char *html_signal_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig ? "a signal" : "";
-}
-
 int iw_report_html(const iw_run *run, const iw_html_opts *o, const char *path, iw_err *e)
 {
 	if (!run)
@@ -146,10 +141,11 @@ int iw_report_html(const iw_run *run, const iw_html_opts *o, const char *path, i
 	html_esc(&h, FIELD(run->host));
 	html_out(&h, "</p></header>\n");
 	if (!run->complete) {
-		iw_atomic_printf(af, "<div id=\"incomplete\" class=\"banner\">INCOMPLETE: the run was interrupted%s%s after "
-				     "%zu case%s. The results below are partial: cases after the interruption did not run.</div>\n",
-				 run->stop_signal ? " by " : "", html_signal_name(run->stop_signal), run->ncases,
-				 run->ncases == 1 ? "" : "s");
+		char why[600];
+		iw_run_incomplete_text(run, why, sizeof why);
+		html_out(&h, "<div id=\"incomplete\" class=\"banner\">INCOMPLETE: the run was ");
+		html_esc_s(&h, why);
+		html_out(&h, ". The results below are partial: the cases after that did not run.</div>\n");
 	}
 	html_out(&h, "<nav><a href=\"#summary\">Summary</a>");
 	if (o && o->baseline)

@@ -44,7 +44,6 @@ void html_badge(hctx *h, enum iw_verdict v);
 void html_case_link(hctx *h, const iw_case_result *r, bool with_badge);
 void html_time_text(int64_t ms, char *buf, size_t cap);
 void html_kv(hctx *h, const char *k, const char *v, size_t n, bool pre);
-const char *html_signal_name(int sig);
 
 /* report_html_coverage.c. Who cites a requirement: the cases of the run that list it (each
  * case id once per profile), and those of them that ran (not skipped). */

@@ -30,12 +30,13 @@ void html_section_provenance(hctx *h)
 		snprintf(buf, sizeof buf, "%.3f s", (double)(run->end_unix_ms - run->start_unix_ms) / 1000.0);
 		html_kv(h, "duration", buf, strlen(buf), false);
 	}
-	if (run->complete)
-		snprintf(buf, sizeof buf, "yes");
-	else
-		snprintf(buf, sizeof buf, "NO: interrupted%s%s after %zu cases", run->stop_signal ? " by " : "",
-			 html_signal_name(run->stop_signal), run->ncases);
-	html_kv(h, "complete", buf, strlen(buf), false);
+	if (run->complete) {
+		html_kv(h, "complete", "yes", 3, false);
+	} else {
+		char why[600] = "NO: ";
+		iw_run_incomplete_text(run, why + 4, sizeof why - 4);
+		html_kv(h, "complete", why, strlen(why), false);
+	}
 	html_kv(h, "DUT", FIELD(run->dut), false);
 	if (run->dut_config_source[0])
 		html_kv(h, "DUT configuration file", FIELD(run->dut_config_source), false);

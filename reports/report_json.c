@@ -254,6 +254,7 @@ static json_t *run_json(jctx *c, const iw_run *run)
 	put(c, o, "interrupted_by", run->stop_signal == SIGINT ? json_string("SIGINT")
 				    : run->stop_signal == SIGTERM ? json_string("SIGTERM")
 				    : run->stop_signal ? jchk(c, json_integer(run->stop_signal)) : json_null());
+	put(c, o, "stopped", run->stopped[0] ? jtext(c, FIELD(run->stopped)) : json_null());
 	put(c, o, "command", jtext(c, FIELD(run->command)));
 	put(c, o, "selection", jtext(c, FIELD(run->selection)));
 	json_t *vec = jchk(c, json_object());

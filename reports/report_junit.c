@@ -285,13 +285,14 @@ int iw_report_junit(const iw_run *run, const char *path, iw_err *e)
 	x_properties(af, run, n);
 	for (size_t i = 0; i < run->ncases && iw_atomic_ok(af); i++)
 		x_case(af, &run->cases[i]);
-	/* An interrupted run says so where a dashboard looks: one error of its own. */
+	/* An incomplete run says so where a dashboard looks: one error of its own. */
 	if (!run->complete) {
-		const char *sig = run->stop_signal == SIGINT ? " by SIGINT" : run->stop_signal == SIGTERM ? " by SIGTERM" : "";
-		iw_atomic_printf(af, "    <testcase classname=\"iwspec.run\" name=\"run-complete\" time=\"0\">\n"
-				     "      <error message=\"INCOMPLETE: the run was interrupted%s after %zu cases\" "
-				     "type=\"INCOMPLETE\">the cases after the interruption did not run</error>\n    </testcase>\n",
-				 sig, run->ncases);
+		char why[600];
+		iw_run_incomplete_text(run, why, sizeof why);
+		iw_atomic_puts(af, "    <testcase classname=\"iwspec.run\" name=\"run-complete\" time=\"0\">\n"
+				   "      <error message=\"INCOMPLETE: the run was ");
+		x_esc(af, why, strlen(why), true);
+		iw_atomic_puts(af, "\" type=\"INCOMPLETE\">the cases after that did not run</error>\n    </testcase>\n");
 	}
 	iw_atomic_puts(af, "  </testsuite>\n</testsuites>\n");
 	return iw_atomic_commit(af, e);

@@ -7,6 +7,7 @@
  */
 #include "result.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,24 @@ void iw_run_tally(const iw_run *run, size_t counts[IW_VERDICT_COUNT])
 		unsigned v = (unsigned)run->cases[i].verdict;
 		counts[v < IW_VERDICT_COUNT ? v : IW_ERROR]++;
 	}
+}
+
+void iw_run_incomplete_text(const iw_run *run, char *buf, size_t cap)
+{
+	if (!cap)
+		return;
+	buf[0] = '\0';
+	if (run->complete)
+		return;
+	const char *s = run->ncases == 1 ? "" : "s";
+	if (run->stopped[0])
+		snprintf(buf, cap, "stopped after %zu case%s: %s", run->ncases, s, run->stopped);
+	else if (run->stop_signal)
+		snprintf(buf, cap, "interrupted by %s after %zu case%s",
+			 run->stop_signal == SIGINT ? "SIGINT" : run->stop_signal == SIGTERM ? "SIGTERM" : "a signal",
+			 run->ncases, s);
+	else
+		snprintf(buf, cap, "interrupted after %zu case%s", run->ncases, s);
 }
 
 void iw_run_count(iw_run *run)

@@ -190,6 +190,11 @@ void iw_run_tally(const iw_run *run, size_t counts[IW_VERDICT_COUNT]);
 
 void iw_run_count(iw_run *run);     /* recomputes counts[] from the cases */
 
+/* Why an incomplete run is incomplete, for every report to say in the same words:
+ * "interrupted by SIGINT after N cases", or "stopped after N cases: <run->stopped>" when the
+ * runner stopped it (the DUT cannot be reached). "" for a complete run. */
+void iw_run_incomplete_text(const iw_run *run, char *buf, size_t cap);
+
 /* Frees the cases and their wire logs; the run's provenance fields stay. */
 void iw_run_free(iw_run *run);
 

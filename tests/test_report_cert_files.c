@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "report.h"
 
 /* ---- report.html ------------------------------------------------------------------- */
@@ -172,6 +173,53 @@ TEST(reportcert_json_junit_provenance)
 	CHECK(rc_contains(x, "<property name=\"interrupted_by\" value=\"SIGTERM\"/>"));
 	CHECK(rc_contains(x, "tests=\"4\"") && rc_contains(x, "errors=\"1\""));
 	free(x);
+	iw_run_free(run);
+	free(run);
+	rp_rm_rf(dir);
+}
+
+/* A run the runner stopped (the DUT cannot be reached) says why in every report, in the same
+ * words; before, the HTML, JUnit and baseline files called it "interrupted" and dropped the reason. */
+TEST(reportcert_stopped_run_says_why)
+{
+	char *dir = rp_scratch_dir();
+	iw_run *run = calloc(1, sizeof *run);
+	if (!dir || !run)
+		return;
+	rc_make_run(run);
+	run->complete = false;
+	snprintf(run->stopped, sizeof run->stopped, "the DUT tcp:192.0.2.1:1 cannot be reached: connection refused");
+	const char *why = "stopped after 3 cases: the DUT tcp:192.0.2.1:1 cannot be reached: connection refused";
+	char path[256];
+	iw_err e;
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	CHECK_EQ(iw_report_html(run, NULL, path, &e), 0);
+	char *x = rc_slurp(path);
+	CHECK(rc_contains(x, "INCOMPLETE: the run was stopped after 3 cases: the DUT tcp:192.0.2.1:1 cannot be reached"));
+	CHECK(rc_contains(x, "NO: stopped after 3 cases"));
+	CHECK(!rc_contains(x, "interrupted"));
+	free(x);
+	snprintf(path, sizeof path, "%s/junit.xml", dir);
+	CHECK_EQ(iw_report_junit(run, path, &e), 0);
+	x = rc_slurp(path);
+	CHECK(rc_contains(x, why));
+	CHECK(!rc_contains(x, "interrupted"));
+	free(x);
+	snprintf(path, sizeof path, "%s/baseline.expect", dir);
+	CHECK_EQ(iw_baseline_write(run, path, &e), 0);
+	x = rc_slurp(path);
+	CHECK(rc_contains(x, "# WARNING: the run was stopped after 3 cases: the DUT"));
+	free(x);
+	snprintf(path, sizeof path, "%s/results.json", dir);
+	CHECK_EQ(iw_report_json(run, path, &e), 0);
+	json_t *root = json_load_file(path, 0, NULL);
+	CHECK(root != NULL);
+	if (root) {
+		json_t *jr = json_object_get(root, "run");
+		CHECK_STR(json_string_value(json_object_get(jr, "stopped")), run->stopped);
+		CHECK(json_is_null(json_object_get(jr, "interrupted_by")));
+		json_decref(root);
+	}
 	iw_run_free(run);
 	free(run);
 	rp_rm_rf(dir);
