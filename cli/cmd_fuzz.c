@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_args.h"
 #include "cmd_fuzz.h"
 #include "interrupt.h"
 #include "net.h"
@@ -51,8 +52,8 @@ static void usage(FILE *f)
 		"  --mutant NAME      the built-in DUT with an injected fault (iwspec mutants --list names\n"
 		"                     them; crash mutants run as exec:'iwspec serve --mutant NAME', so a crash\n"
 		"                     is a process crash)\n"
-		"  --seed S           the seed, a decimal number 0..2^64-1 (default 1): the same seed gives the\n"
-		"                     same inputs\n"
+		"  --seed S           the seed, 0..2^64-1, decimal or hex with 0x as for run (default 1):\n"
+		"                     the same seed gives the same inputs\n"
 		"  --runs N           stop after N runs (one TCP connection each), N >= 1\n"
 		"  --time T           stop after T (e.g. 30s, 5m) of wall time, calibration included; default\n"
 		"                     10s when --runs is not given. With both, whichever comes first. The\n"
@@ -251,10 +252,12 @@ int cmd_fuzz(int argc, char **argv)
 		case 'p': profile = optarg; break;
 		case 'r': role = optarg; break;
 		case 'm': mutant = optarg; break;
-		case 'S':
-			if (!parse_u64(optarg, &o.seed))
-				return bad("--seed '%s': give a decimal number from 0 to 18446744073709551615", optarg);
+		case 'S': {
+			iw_err se;
+			if (iw_cli_parse_seed("--seed", optarg, &o.seed, &se))
+				return bad("%s", se.msg);
 			break;
+		}
 		case 'F':
 			if (!parse_u64(optarg, &first))
 				return bad("--first-run '%s': give a decimal run number (0 is the first run)", optarg);

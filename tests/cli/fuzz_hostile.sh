@@ -101,10 +101,11 @@ lacks "iwspec fuzz: DUT" "--out FILE: nothing ran"
 run 60 "$IWSPEC" fuzz --runs 5 --out "$tmp/afile/sub" --no-progress
 status 2 "--out under a file"
 has "is a file, so the directory cannot be created" "--out under a file message"
-for s in -1 " -1" 1x 0x10 ""; do
+for s in -1 " -1" 1x 0x 0xZZ 18446744073709551616 ""; do
 	run 60 "$IWSPEC" fuzz --seed "$s" --runs 5 --out "$tmp/o" --no-progress
 	status 2 "--seed '$s'"
 	lacks "iwspec fuzz: DUT" "--seed '$s': nothing ran"
+	has "is not a seed: use a number from 0 to 18446744073709551615" "--seed '$s': the message names the range (as run's)"
 done
 run 60 "$IWSPEC" fuzz --runs 0 --out "$tmp/o" --no-progress
 status 2 "--runs 0"
