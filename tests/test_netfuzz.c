@@ -214,8 +214,20 @@ TEST(netfuzz_mutant_is_found_minimised_and_written)
 	if (c) {
 		CHECK(!strncmp(c->id, "fuzz.finding.1.", 15));
 		CHECK_STR(c->reqs[0].id, "MPA-6.1.1-05");
+		CHECK_EQ(c->reqs[0].level, IW_LEVEL_MUST); /* the catalog's "must(lc)" */
 		CHECK(c->nsteps >= 3);
 		CHECK_EQ(c->steps[0].kind, IW_STEP_CONNECT);
+		iw_case_free(c);
+	}
+	/* A finding on a SHOULD row is written at the catalog's level, not as a MUST. */
+	snprintf(fin.req, sizeof fin.req, "MPA-3.1.1-01");
+	CHECK_EQ(nf_write_finding(s, dir, 2, m, &fin, &e), IW_OK);
+	snprintf(path, sizeof path, "%s/finding-2/case.iwt", dir);
+	c = NULL;
+	CHECK_EQ(iw_case_load(path, &c, &e), IW_OK);
+	if (c) {
+		CHECK_STR(c->reqs[0].id, "MPA-3.1.1-01");
+		CHECK_EQ(c->reqs[0].level, IW_LEVEL_SHOULD);
 		iw_case_free(c);
 	}
 	snprintf(path, sizeof path, "%s/finding-1/capture.pcap", dir);
