@@ -13,15 +13,9 @@
 
 #include "result.h"
 
-/* ---- scratch (directories: report_fixture.h's rp_scratch_dir and rp_rm_rf) ---- */
+/* ---- scratch directories and files: report_fixture.h (rp_scratch_dir, rp_read_file, rp_rm_rf) ---- */
 
 #include "report_fixture.h"
-
-/* The whole file, NUL-terminated, to free(); NULL if it cannot be read. */
-char *rc_slurp(const char *path);
-
-/* Whether dir holds a file whose name contains ".tmp" (an atomic write left behind). */
-bool rc_has_tmp_leftover(const char *dir);
 
 /* Whether hay (NULL: no) contains needle. */
 bool rc_contains(const char *hay, const char *needle);

@@ -181,7 +181,7 @@ TEST(reportcert_baseline_write_reads_back)
 	snprintf(path, sizeof path, "%s/base.txt", dir);
 	iw_err e;
 	CHECK_EQ(iw_baseline_write(run, path, &e), 0);
-	char *t = rc_slurp(path);
+	char *t = rp_read_file(path, NULL);
 	CHECK(rc_contains(t, "mpa.startup.resp.rev FAIL : [MPA-6.1.1-06] the DUT's Reply"));
 	CHECK(rc_contains(t, "mpa.startup.resp.happy-path PASS\n"));
 	CHECK(rc_contains(t, "mpa.err ERROR : reason: [harness] cannot connect"));
