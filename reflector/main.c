@@ -47,7 +47,7 @@ static const char usage[] =
 	"                      output and exit with its status; for exec: DUT commands that start\n"
 	"                      a DUT per case (duts/linux-siw.conf, duts/linux-siw-initiator.conf)\n"
 	"  --rping             with --via: the agent runs rdma-core's rping instead of this\n"
-	"                      program: `rping -s -S 64` on --listen's port, `rping -c -S 64 -C 2`\n"
+	"                      program: `rping -s -P -S 64` on --listen's port, `rping -c -S 64 -C 2`\n"
 	"                      to --connect's target (the rping profile, docs/rping.md); rping's\n"
 	"                      error exits become 0, as its broken flow is the cases' to judge\n"
 	"  --quiet             print errors only\n"

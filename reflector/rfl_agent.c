@@ -8,7 +8,8 @@
  *                                           responder, a fresh listener for each case)
  *                      rping-connect HOST PORT  (run rdma-core's `rping -c` to HOST:PORT instead,
  *                      rping-listen PORT         or `rping -s` on PORT: the rping profile,
- *                                                docs/rping.md; -S 64, the client -C 2)
+ *                                                docs/rping.md; -S 64, the server -P, the
+ *                                                client -C 2)
  *   agent -> harness   out TEXT        (each line the run prints)
  *                      exit N | signal N | error TEXT   (last line)
  *
@@ -140,8 +141,10 @@ static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 		if (rq.rping && rq.host[0])
 			execlp("rping", "rping", "-c", "-v", "-a", rq.host, "-p", rq.port, "-S", "64", "-C", "2", (char *)NULL);
 		else if (rq.rping)
-			execlp("rping", "rping", "-s", "-v", "-a", bind_addr ? bind_addr : "0.0.0.0", "-p", rq.port, "-S", "64",
-			       (char *)NULL);
+			/* -P (persistent): a case's liveness probe and its own connection overlap, and a
+			 * plain rping -s tears its listener down (R=1 to the next) once its one connection ends. */
+			execlp("rping", "rping", "-s", "-P", "-v", "-a", bind_addr ? bind_addr : "0.0.0.0", "-p", rq.port, "-S",
+			       "64", (char *)NULL);
 		else if (rq.host[0] || !bind_addr)
 			execl(self, self, mode, target, "--buffer-fd", fdarg, (char *)NULL);
 		else
