@@ -2,7 +2,7 @@
 # The rping profile (docs/rping.md) against the built-in DUT running rping: every rping case
 # in both directions (the DUT as `rping -s` for the responder cases, as `rping -c -C 2` for the
 # initiator ones) and both profiles with and without the RFC 6581 IRD/ORD block, each case
-# asserted PASS; the same cases must FAIL against a DUT that sends no Terminate and one that
+# asserted PASS, and through the exec: driver (`iwspec serve --rping`); the same cases must FAIL against a DUT that sends no Terminate and one that
 # numbers its messages from 0, so the PASSes are not vacuous; a reflector case SKIPs, saying
 # why, and the rping cases SKIP against a reflector DUT. $IWSPEC names the binary.
 # Ends with "N passed, N failed".
@@ -34,6 +34,21 @@ for p in rfc5044 rfc6581; do
 		n=$(jq -r --arg r $role '[.cases[] | select(.dut_role == $r and .verdict == "PASS")] | length' "$out/results.json")
 		[ "$n" -ge 6 ] && ok || bad "$p: only $n rping cases PASS with the DUT as $role"
 	done
+done
+
+# The exec: path, as a real rping is driven: `iwspec serve --rping` started per case (responder)
+# or per connection (initiator, --once), every case of its role PASS.
+bin=$(cd "$(dirname "$IWSPEC")" && pwd)/$(basename "$IWSPEC")
+printf "dut = exec:'%s serve --quiet --rping --port {port}'\nrole = responder\nulp = rping\n" "$bin" >"$tmp/exec-r.conf"
+printf "dut = exec:'%s serve --quiet --once --rping --role initiator --host {host} --port {port}'\nrole = initiator\nulp = rping\n" \
+	"$bin" >"$tmp/exec-i.conf"
+for role in r i; do
+	timeout 180 "$IWSPEC" run --dut-config "$tmp/exec-$role.conf" --cases 'rping.*' --report "$tmp/exec-$role" >"$tmp/log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && ok || { bad "exec ($role): iwspec run exited $rc"; sed 's/^/    /' "$tmp/log" | tail -20 >&2; }
+	np=$(verdicts "$tmp/exec-$role/results.json" | grep -c ' PASS$')
+	ns=$(verdicts "$tmp/exec-$role/results.json" | grep -c ' SKIP$')
+	[ "$np" -ge 6 ] && [ $((np + ns)) -eq "$ncases" ] && ok || { bad "exec ($role): $np PASS, $ns SKIP"; verdicts "$tmp/exec-$role/results.json" >&2; }
 done
 
 # The negative cases judge the Terminate: without one they fail; a DUT that numbers its
