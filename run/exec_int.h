@@ -72,7 +72,8 @@ typedef struct hconn {
 	uint32_t adv_stag;
 	uint64_t adv_to;
 	uint32_t adv_len;
-	uint8_t *adv_mem;           /* the model's copy of that buffer */
+	uint8_t *adv_mem;           /* the model's copy of that buffer (of every buffer advertised) */
+	size_t adv_mem_cap;
 	/* the model of a conforming DUT, fed what the harness sends on this connection */
 	iw_conn *model;
 	bool model_m, model_c;      /* the M and C bits the model's own frame has */

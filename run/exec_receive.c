@@ -265,7 +265,10 @@ static bool terminate_headers_ok(ctx *x, const iw_step *s, const iw_terminate *t
 }
 
 /* The model's sink learns the buffer the DUT advertised, so it judges Writes and Reads as the
- * DUT must (its memory is the model's own: contents are not compared). */
+ * DUT must (its memory is the model's own: contents are not compared). Every buffer a connection
+ * advertises (rping advertises two) shares one region, which lives as long as the connection: the
+ * model keeps pointing into it. A later buffer larger than that region is not made known to the
+ * model (only `expect as-model` would miss it). */
 void ex_adv_to_model(hconn *h)
 {
 	if (!h->model)
@@ -275,8 +278,13 @@ void ex_adv_to_model(hconn *h)
 	const iw_ddp_sink *sk = iw_conn_sink(h->model);
 	b.stream = sk->stream;
 	b.pd = sk->pd;
-	free(h->adv_mem);
-	h->adv_mem = calloc(1, h->adv_len ? h->adv_len : 1);
+	size_t need = h->adv_len ? h->adv_len : 1;
+	if (!h->adv_mem) {
+		h->adv_mem_cap = need < 65536 ? 65536 : need;
+		h->adv_mem = calloc(1, h->adv_mem_cap);
+	}
+	if (need > h->adv_mem_cap)
+		return;
 	b.mem = h->adv_mem;
 	iw_err e;
 	if (b.mem)
