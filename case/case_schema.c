@@ -26,7 +26,7 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const char iw_schema_send_msgs[] = "send send_se send_inv write read_req read_resp terminate ddp";
-const char iw_schema_expect_msgs[] = "send write read_req read_resp terminate greeting rping_info any fpdu";
+const char iw_schema_expect_msgs[] = "send write read_req read_resp terminate greeting rping_info rping_go any fpdu";
 const char iw_schema_caps[] = "reflector markers crc-off reject pd rping";
 
 static const char layer_words[] = "rdmap ddp llp";

@@ -233,9 +233,11 @@ bool ex_exp_silence(ctx *x, const iw_step *s);
 void ex_adv_to_model(hconn *h);
 
 /* exec_rping.c. rping's application messages (docs/rping.md, engine/rping_info.h): the DUT's
- * buffer advertisement becomes the defaults of `write` and `read_req`, as a greeting does; the
- * DUT's Read Request is judged against the step and kept for `send read_resp` to answer. */
-bool ex_rping_info(ctx *x, const iw_step *s, unsigned opcode, const uint8_t *data, size_t len);
+ * buffer advertisement becomes the defaults of `write` and `read_req`, as a greeting does; its
+ * go-ahead is a 16-octet Send; the DUT's Read Request is judged against the step and kept for
+ * `send read_resp` to answer. */
+bool ex_rping_info(ctx *x, const iw_step *s, const dut_msg *dm);
+bool ex_rping_go(ctx *x, const iw_step *s, const dut_msg *dm);
 bool ex_dut_read_req(ctx *x, const iw_step *s, const uint8_t *body, size_t len);
 
 /* exec_startup.c. `startup` as the steps a case would write (ex_st_* build them), the M and C

@@ -343,7 +343,9 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			ex_adv_to_model(x->h);
 		}
 	} else if (!strcmp(s->word, "rping_info")) {
-		ok = ex_rping_info(x, s, dm.opcode, dm.data, dm.len);
+		ok = ex_rping_info(x, s, &dm);
+	} else if (!strcmp(s->word, "rping_go")) {
+		ok = ex_rping_go(x, s, &dm);
 	} else {
 		if (strcmp(s->word, "any") && strcmp(s->word, "fpdu")) {
 			size_t ti = 0;

@@ -11,16 +11,34 @@
 
 #include "rping_info.h"
 
-/* `expect rping_info`: a Send of exactly 16 octets (rping's only receive is that size, so any
- * other is "bogus data" to rping itself); its buffer becomes the connection's advertised one.
- * stag=, to=, size= check the advertisement's fields (size is the buffer's length here). */
-bool ex_rping_info(ctx *x, const iw_step *s, unsigned opcode, const uint8_t *data, size_t len)
+/* rping's every message is a Send of exactly 16 octets: its only posted receive has that size,
+ * and any other is "bogus data" to rping, which then disconnects. qn= and msn= are checked as for
+ * any message. */
+static bool rping_send(ctx *x, const iw_step *s, const dut_msg *dm, const char *what)
 {
-	if (opcode != IW_OP_SEND || !iw_rping_info_len_ok(len))
-		return ex_fail(x, NULL, "expected rping's buffer advertisement (a Send of 16 octets: address, rkey, size), "
-			       "the DUT sent %s with %zu payload octets", iw_rdmap_op(opcode)->name, len);
+	if (dm->opcode != IW_OP_SEND || !iw_rping_info_len_ok(dm->len))
+		return ex_fail(x, NULL, "expected %s (a Send of 16 octets), the DUT sent %s with %zu payload octets", what,
+			       iw_rdmap_op(dm->opcode)->name, dm->len);
+	char why[160];
+	if (!ex_pattern_ok(s, "qn", dm->first.qn, why, sizeof why) || !ex_pattern_ok(s, "msn", dm->first.msn, why, sizeof why))
+		return ex_fail(x, NULL, "%s: %s", what, why);
+	return true;
+}
+
+/* `expect rping_go`: the server's "go ahead", whose contents rping never reads. */
+bool ex_rping_go(ctx *x, const iw_step *s, const dut_msg *dm)
+{
+	return rping_send(x, s, dm, "rping's go-ahead");
+}
+
+/* `expect rping_info`: the client's advertisement; its buffer becomes the connection's advertised
+ * one. stag=, to=, size= check its fields (size is the buffer's length here). */
+bool ex_rping_info(ctx *x, const iw_step *s, const dut_msg *dm)
+{
+	if (!rping_send(x, s, dm, "rping's buffer advertisement (address, rkey, size)"))
+		return false;
 	iw_rping_info in;
-	iw_rping_info_parse(data, &in);
+	iw_rping_info_parse(dm->data, &in);
 	ex_note(x, "rping advertises rkey (STag) 0x%x, address (TO) 0x%llx, %u octets", in.stag,
 		(unsigned long long)in.to, in.len);
 	char why[160];
