@@ -131,6 +131,7 @@ test-cli: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/rawtcp.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/coverage.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/rping.sh
 	sh tests/cli/install.sh
 	@if [ -f /usr/include/rdma/rdma_cma.h ]; then $(MAKE) --no-print-directory reflector; fi
 	REFLECTOR=$(BUILD)/iwspec-reflector sh tests/cli/reflector.sh

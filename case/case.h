@@ -41,6 +41,7 @@ enum iw_cap {
 	IW_CAP_CRC_OFF = 1u << 2,       /* has an administrator no-CRC mode */
 	IW_CAP_REJECT = 1u << 3,        /* can be told to reject a connection (R=1) */
 	IW_CAP_PD = 1u << 4,            /* sends private data when configured */
+	IW_CAP_RPING = 1u << 5,         /* runs rdma-core's rping as its application (docs/rping.md) */
 };
 
 enum iw_step_kind {

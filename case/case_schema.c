@@ -26,8 +26,8 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const char iw_schema_send_msgs[] = "send send_se send_inv write read_req read_resp terminate ddp";
-const char iw_schema_expect_msgs[] = "send write read_req read_resp terminate greeting any fpdu";
-const char iw_schema_caps[] = "reflector markers crc-off reject pd";
+const char iw_schema_expect_msgs[] = "send write read_req read_resp terminate greeting rping_info rping_go any fpdu";
+const char iw_schema_caps[] = "reflector markers crc-off reject pd rping";
 
 static const char layer_words[] = "rdmap ddp llp";
 
@@ -147,6 +147,12 @@ static const iw_arg_spec expect_fpdu_args[] = {
 	BIT("marker_first"),
 	INT("markers", 0, 1 << 16),
 	INT("fill", 0, 255),
+	/* the body of a Read Request the DUT sends (rping's server reads the harness's buffer) */
+	U32("sink_stag"),
+	U64("sink_to"),
+	U32("src_stag"),
+	U64("src_to"),
+	U32("rsize"),
 };
 
 static const iw_arg_spec expect_terminate_args[] = {

@@ -29,7 +29,7 @@ static void serve_usage(FILE *f)
 	iw_profile_names(profiles, sizeof profiles);
 	fprintf(f,
 		"usage: iwspec serve [--port N] [--host H] [--profile P] [--role responder|initiator]\n"
-		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--no-greeting]\n"
+		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--no-greeting] [--rping]\n"
 		"                    [--pd TEXT] [--base-to TO]\n"
 		"                    [--once] [--hostile MODE] [--mutant NAME]\n"
 		"                    [--startup-timeout DUR] [--idle-timeout DUR] [--quiet]\n"
@@ -55,6 +55,8 @@ static void serve_usage(FILE *f)
 		"                       Send does: STag (4) | TO (8) | length (4), big-endian, at once for\n"
 		"                       an initiator, after the peer's first FPDU for a responder\n"
 		"                       (MPA-6.1-R4). --greeting, the default, is accepted too\n"
+		"  --rping              run rdma-core's rping flow instead of the reflector: rping -s as a\n"
+		"                       responder, rping -c -S 64 -C 2 as an initiator (docs/rping.md)\n"
 		"  --pd TEXT            private data for its Request or Reply (at most %d octets)\n"
 		"  --base-to TO         the reflector's buffer starts at this TO (default 0), as on a\n"
 		"                       device that registers memory at its virtual address\n"
@@ -133,6 +135,9 @@ int cmd_serve(int argc, char **argv)
 			o.greeting = true;      /* the default; kept for the command lines that spell it out */
 		} else if (!strcmp(a, "--no-greeting")) {
 			no_greeting = true;
+		} else if (!strcmp(a, "--rping")) {
+			o.rping = true;         /* rping's flow instead of the reflector (docs/rping.md) */
+			o.reflector = false;
 		} else if (!strcmp(a, "--once")) {
 			o.once = true;
 		} else if (!strcmp(a, "--quiet")) {

@@ -132,6 +132,7 @@ int iw_drv_ref_open(iw_driver *d, iw_err *e)
 	/* The reflector advertises its buffer in its first Send (docs/reflector.md): an initiator at
 	 * once (TI-07, A39), a responder once the peer's first FPDU let it speak (rule 4). */
 	o->greeting = c->reflector;
+	o->rping = c->ulp == IW_ULP_RPING;
 	/* The built-in DUT's startup timeout (MPA-6.1-R10a) is only measured, never judged: keep it short
 	 * so the measuring cases do not dominate a run, but long enough that a harness thread the
 	 * scheduler left waiting on a loaded machine (many cases at a time, sanitizers) still gets

@@ -14,13 +14,13 @@
 #include "net.h"
 #include "ref_faults.h"
 
-#define KNOWN_KEYS "dut, role, profile, mpa_revision, markers, crc, private_data_limit, reflector, reject, " \
+#define KNOWN_KEYS "dut, role, profile, mpa_revision, markers, crc, private_data_limit, reflector, reject, ulp, " \
 		   "connect_timeout, case_timeout, close_timeout, first_fpdu_delay, exec_host, disable, map, hostile, " \
 		   "mutant"
 
 enum key_id {
 	K_DUT, K_ROLE, K_PROFILE, K_MPA_REVISION, K_MARKERS, K_CRC, K_PD_LIMIT, K_REFLECTOR, K_REJECT,
-	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_COUNT
+	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_ULP, K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
@@ -31,6 +31,7 @@ static const char *const key_names[K_COUNT] = {
 	[K_FIRST_FPDU_DELAY] = "first_fpdu_delay", [K_EXEC_HOST] = "exec_host",
 	[K_DISABLE] = "disable",
 	[K_MAP] = "map", [K_HOSTILE] = "hostile", [K_MUTANT] = "mutant",
+	[K_ULP] = "ulp",
 };
 
 /* Values that are free text (commands, reasons) keep a '#'; the others may end in a comment. */
@@ -310,6 +311,31 @@ static int set_map(iw_dut_config *c, const char *v, iw_err *e)
 	return IW_OK;
 }
 
+/* ulp: the application on the DUT the cases talk to. rping (docs/rping.md) replaces the
+ * reflector, so the reflector's cases skip and nobody refuses REJECTME unless `reject` says so. */
+static int set_ulp(iw_dut_config *c, const char *v, iw_err *e)
+{
+	if (!strcmp(v, "reflector")) {
+		c->ulp = IW_ULP_REFLECTOR;
+		c->reflector = true;
+	} else if (!strcmp(v, "none")) {
+		c->ulp = IW_ULP_NONE;
+		c->reflector = false;
+	} else if (!strcmp(v, "rping")) {
+		if (c->reflector_set && c->reflector)
+			return iw_errf(e, IW_EINVAL, "ulp = rping contradicts reflector = yes: a DUT that runs rping runs "
+				       "no reflector (drop one of the two lines)");
+		c->ulp = IW_ULP_RPING;
+		c->reflector = false;
+	} else {
+		return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector (iwspec-reflector), rping "
+			       "(rdma-core's rping, docs/rping.md) or none", v);
+	}
+	if (!c->reflector && !c->reject_set)
+		c->reject = false;
+	return IW_OK;
+}
+
 static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 {
 	const char *key = key_names[k];
@@ -362,11 +388,17 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 	case K_REFLECTOR:
 		if (parse_bool(key, v, &c->reflector, e) != IW_OK)
 			return IW_EINVAL;
+		if (c->reflector && c->ulp == IW_ULP_RPING)
+			return iw_errf(e, IW_EINVAL, "reflector = yes contradicts ulp = rping: a DUT that runs rping runs "
+				       "no reflector (drop one of the two lines)");
+		c->reflector_set = true;
 		/* Refusing REJECTME is the reflector's job (docs/reflector.md item 6): without one
 		 * nobody refuses, unless the configuration says its DUT does. */
 		if (!c->reflector && !c->reject_set)
 			c->reject = false;
 		return IW_OK;
+	case K_ULP:
+		return set_ulp(c, v, e);
 	case K_REJECT:
 		c->reject_set = true;
 		return parse_bool(key, v, &c->reject, e);

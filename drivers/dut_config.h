@@ -7,6 +7,7 @@
  *   profile = rddp-mpa-01 | rfc5044 | rfc6581 | culley-mpa-02
  *   mpa_revision = N          markers = yes|no       crc = required | optional-off (admin no-CRC mode)
  *   private_data_limit = N    reflector = yes|no     reject = yes|no (can be told to reject)
+ *   ulp = reflector | rping | none   (rping: rdma-core's rping is the application, docs/rping.md)
  *   connect_timeout = 5s      case_timeout = 10s     close_timeout = 5s
  *   exec_host = ADDR          ({host} of exec: commands: where the listening side is; 127.0.0.1)
  *   first_fpdu_delay = 0ms    (a responder DUT: the harness waits this long after the Reply
@@ -44,6 +45,9 @@ typedef struct iw_disabled_case {
 	char reason[128];
 } iw_disabled_case;
 
+/* The application the DUT runs for the full-operation cases (`ulp =`). */
+enum iw_ulp { IW_ULP_REFLECTOR, IW_ULP_RPING, IW_ULP_NONE };
+
 typedef struct iw_dut_config {
 	char dut[512];              /* "ref", "tcp:HOST:PORT", "exec:COMMAND" */
 	const iw_profile *profile;
@@ -54,6 +58,8 @@ typedef struct iw_dut_config {
 	bool crc_off_mode;          /* administrator no-CRC mode available */
 	uint32_t pd_limit;          /* private data the DUT accepts; 0 = the profile's */
 	bool reflector;
+	bool reflector_set;         /* `reflector` was given (ulp = rping contradicts reflector = yes) */
+	int ulp;                    /* enum iw_ulp: the reflector (default, `reflector = no`: none) or rping */
 	bool reject;                /* follows `reflector = no` unless set itself (reject_set) */
 	bool reject_set;
 	int64_t connect_timeout_ms, case_timeout_ms, close_timeout_ms;

@@ -66,6 +66,8 @@ void rs_drain_events(iw_ref_server *s, rconn *c)
 	iw_conn_event ev;
 	while (iw_conn_next_event(c->model, &ev)) {
 		iw_err e;
+		if (c->o.rping)
+			rs_rping_event(s, c, &ev);
 		switch (ev.kind) {
 		case IW_EV_FRAME_ACCEPTED:
 			rs_log(s, c, "startup frame accepted (M=%d C=%d R=%d Rev %u, %u octets of private data)", ev.frame.m,
@@ -154,6 +156,8 @@ int rs_model_new(iw_ref_server *s, rconn *c, iw_err *e)
 		if (emss && emss < cfg.emss)
 			cfg.emss = emss;
 	}
+	if (o->rping)
+		rs_rping_config(c, &cfg);
 	iw_mut_conn_config(o->mutant, &cfg);
 	iw_conn_free(c->model);
 	c->model = NULL;
@@ -172,6 +176,8 @@ int rs_model_new(iw_ref_server *s, rconn *c, iw_err *e)
 			return rc;
 		share_stags(s, c);
 	}
+	if (o->rping && (rc = rs_rping_register(c, e)) != IW_OK)
+		return rc;
 	return iw_conn_start(c->model, e);
 }
 

@@ -93,9 +93,10 @@ bool rs_conn_step(iw_ref_server *s, rconn *c, int64_t now)
 	if (!f->hold_open) {
 		size_t pending;
 		(void)iw_conn_output_peek(c->model, &pending);
-		bool want = iw_conn_wants_close(c->model) || c->peer_eof;
+		bool want = iw_conn_wants_close(c->model) || c->peer_eof || c->app_close;
 		if (want && pending == 0 && c->tx.len == 0) {
-			begin_close(s, c, now, c->peer_eof ? "the peer closed" : "the model closes");
+			begin_close(s, c, now, c->peer_eof ? "the peer closed" : c->app_close ? "the application closes"
+											     : "the model closes");
 			/* Nothing more can arrive after the peer's FIN: no need to drain, close now. */
 			return !c->peer_eof;
 		}

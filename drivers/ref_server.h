@@ -56,6 +56,8 @@ typedef struct iw_ref_options {
 	bool reflector;             /* echoes Sends; 64 KiB at TO 0 open to remote read and write (one STag a connection) */
 	bool greeting;              /* reflector: a greeting Send as soon as full operation is reached
 				     * (a responder's waits for the peer's first FPDU, rule 4) */
+	bool rping;                 /* the application is rdma-core's rping instead of the reflector
+				     * (docs/rping.md): server as responder, client (-C 2) as initiator */
 	bool reject_pd;             /* reflector: a Request carrying the private data "REJECTME" gets
 				     * R=1 (MPA-6.1-R2c: the application finds the PD unacceptable) */
 	uint8_t pd[IW_REF_PD_MAX];  /* private data of our Request or Reply */

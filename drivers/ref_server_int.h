@@ -6,6 +6,7 @@
  *   ref_server.c   the server made, started, stopped; dialling, accepting, the poll() loop
  *   ref_conn.c     a connection made and freed, its model, and the reflector around the model
  *   ref_conn_io.c  a connection's octets moved through the fault stage both ways; timeouts, FIN
+ *   ref_rping.c    rping (docs/rping.md) as the application instead of the reflector
  *
  * Everything here runs on the loop's thread, but for what ref_server.h says is thread-safe
  * (the fields under mu).
@@ -30,6 +31,18 @@
 
 enum rc_state { RC_CONNECTING, RC_OPEN, RC_DRAINING };
 
+/* rping's side of one connection (ref_rping.c): where its flow stands, its two buffers, and the
+ * buffer the peer advertised last. */
+#define RS_RPING_SIZE 64            /* rping's default -S */
+#define RS_RPING_COUNT 2            /* the client's iterations, as `rping -c -C 2` */
+typedef struct rs_rping {
+	int state;
+	unsigned ping;
+	uint32_t start_stag, rdma_stag;
+	uint64_t start_to, rdma_to;
+	uint8_t start_buf[RS_RPING_SIZE], rdma_buf[RS_RPING_SIZE];
+} rs_rping;
+
 typedef struct rconn {
 	struct rconn *next;
 	unsigned id;
@@ -43,6 +56,8 @@ typedef struct rconn {
 	uint32_t stag;              /* this connection's STag for the shared reflector buffer */
 	iw_ref_options o;           /* the per-connection options it was opened with */
 	bool watch_reject;          /* still looking for a REJECTME Request */
+	bool app_close;             /* the application ends the connection (rping done or failed) */
+	rs_rping rping;
 	uint8_t sbuf[IW_MPA_FRAME_HDR_LEN + IW_MPA_IRDORD_LEN + 8];
 	size_t sbuf_len;
 	uint64_t in_total;
@@ -107,6 +122,12 @@ void rs_feed(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n);
 
 /* The fault stage's after-feed callback (arg: the rconn). */
 void rs_after_feed(void *arg);
+
+/* ref_rping.c. The model's settings rping's verbs give (one 16-octet receive, IRD = ORD = 1),
+ * its buffers registered, and its flow driven by the model's events. */
+void rs_rping_config(const rconn *c, iw_conn_config *cfg);
+int rs_rping_register(rconn *c, iw_err *e);
+void rs_rping_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev);
 
 /* ref_conn_io.c */
 

@@ -23,7 +23,7 @@ static const char usage[] =
 	"usage: iwspec-reflector --listen PORT [--bind ADDR]\n"
 	"       iwspec-reflector --connect HOST:PORT\n"
 	"       iwspec-reflector --agent PORT [--bind ADDR]\n"
-	"       iwspec-reflector --via AGENT_HOST:PORT --connect HOST:PORT | --listen PORT\n"
+	"       iwspec-reflector --via AGENT_HOST:PORT [--rping] --connect HOST:PORT | --listen PORT\n"
 	"\n"
 	"The DUT-side application of iwspec (docs/reflector.md) on any RDMA device, through\n"
 	"librdmacm and libibverbs. On every connection it registers one 64 KiB buffer (the same\n"
@@ -41,10 +41,15 @@ static const char usage[] =
 	"  --agent PORT        a TCP control port for a harness on another host: each control\n"
 	"                      connection asks for one --connect or --listen run (listening on the\n"
 	"                      agent's --bind address) and gets its output and exit status back.\n"
-	"                      It runs nothing but this program. Trusted networks only.\n"
+	"                      It runs nothing but this program, or rdma-core's rping (below).\n"
+	"                      Trusted networks only.\n"
 	"  --via AGENT:PORT    with --connect or --listen: run it on the agent's host, print its\n"
 	"                      output and exit with its status; for exec: DUT commands that start\n"
 	"                      a DUT per case (duts/linux-siw.conf, duts/linux-siw-initiator.conf)\n"
+	"  --rping             with --via: the agent runs rdma-core's rping instead of this\n"
+	"                      program: `rping -s -P -S 64` on --listen's port, `rping -c -S 64 -C 2`\n"
+	"                      to --connect's target (the rping profile, docs/rping.md); rping's\n"
+	"                      error exits become 0, as its broken flow is the cases' to judge\n"
 	"  --quiet             print errors only\n"
 	"  --help, --version\n"
 	"\n"
@@ -146,6 +151,7 @@ int main(int argc, char **argv)
 {
 	const char *listen_arg = NULL, *connect_arg = NULL, *agent_arg = NULL, *via_arg = NULL, *bind_arg = NULL;
 	int buffer_fd = -1;
+	bool rping = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **slot = NULL;
@@ -157,6 +163,9 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--quiet")) {
 			rfl_quiet = true;
+			continue;
+		} else if (!strcmp(a, "--rping")) {
+			rping = true;
 			continue;
 		} else if (!strcmp(a, "--listen")) {
 			slot = &listen_arg;
@@ -185,6 +194,10 @@ int main(int argc, char **argv)
 	int modes = !!(listen_arg && !via_arg) + !!agent_arg + !!(connect_arg && !via_arg) + !!via_arg;
 	bool via_ok = !via_arg || (!!connect_arg + !!listen_arg == 1 && !bind_arg);
 	bool bind_ok = !bind_arg || ((listen_arg || agent_arg) && !via_arg);
+	if (rping && !via_arg) {
+		fprintf(stderr, "iwspec-reflector: --rping goes with --via (the agent runs rping on its host)\n%s", usage);
+		return 2;
+	}
 	if (modes != 1 || !via_ok || !bind_ok) {
 		fprintf(stderr, "iwspec-reflector: choose one of --listen, --connect, --agent, or --via with --connect "
 				"or --listen%s\n%s",
@@ -207,7 +220,7 @@ int main(int argc, char **argv)
 		mode_name = "via";
 		if (listen_arg && port_arg(listen_arg, &port))
 			return 2;
-		rc = rfl_via_run(via_arg, connect_arg, listen_arg ? port : 0, &e);
+		rc = rfl_via_run(via_arg, connect_arg, listen_arg ? port : 0, rping, &e);
 		if (rc >= 0)
 			return rc;
 	} else if (listen_arg) {

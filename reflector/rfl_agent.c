@@ -6,6 +6,10 @@
  *   harness -> agent   connect HOST PORT   (run --connect HOST:PORT: the DUT as initiator)
  *                      listen PORT         (run --listen PORT on the agent's address: the DUT as
  *                                           responder, a fresh listener for each case)
+ *                      rping-connect HOST PORT  (run rdma-core's `rping -c` to HOST:PORT instead,
+ *                      rping-listen PORT         or `rping -s` on PORT: the rping profile,
+ *                                                docs/rping.md; -S 64, the server -P, the
+ *                                                client -C 2)
  *   agent -> harness   out TEXT        (each line the run prints)
  *                      exit N | signal N | error TEXT   (last line)
  *
@@ -40,10 +44,11 @@ static void send_line(int fd, const char *tag, const char *text, size_t len)
 		(void)!write(fd, line, (size_t)n);
 }
 
-/* One request: what to run. host is empty for `listen`. */
+/* One request: what to run. host is empty for `listen`; rping: rdma-core's rping, not ourselves. */
 typedef struct request {
 	char host[72];
 	char port[8];
+	bool rping;
 } request;
 
 /* Reads the request line, at most 5 s; 0 with rq filled, -1 with a reason in e. */
@@ -62,8 +67,10 @@ static int read_request(int cfd, request *rq, iw_err *e)
 	}
 	line[len] = 0;
 	char h[80] = "", p[16], extra;
-	if (sscanf(line, "listen %15s %c", p, &extra) != 1 && sscanf(line, "connect %79s %15s %c", h, p, &extra) != 2)
-		return iw_errf(e, -1, "expected 'connect HOST PORT' or 'listen PORT'");
+	rq->rping = !strncmp(line, "rping-", 6);
+	const char *l = rq->rping ? line + 6 : line;
+	if (sscanf(l, "listen %15s %c", p, &extra) != 1 && sscanf(l, "connect %79s %15s %c", h, p, &extra) != 2)
+		return iw_errf(e, -1, "expected 'connect HOST PORT' or 'listen PORT' (each may be prefixed 'rping-')");
 	/* A host name or address and a port number, nothing a shell or option parser could misread. */
 	unsigned long port = strtoul(p, NULL, 10);
 	if (h[0] == '-' || strspn(h, "0123456789abcdefABCDEF.:-_[]") != strlen(h) || strspn(p, "0123456789") != strlen(p) ||
@@ -130,14 +137,22 @@ static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 		dup2(devnull, 0);
 		dup2(out[1], 1);
 		dup2(out[1], 2);
-		if (rq.host[0] || !bind_addr)
+		/* rping (docs/rping.md): the buffer size and count the rping cases are written for. */
+		if (rq.rping && rq.host[0])
+			execlp("rping", "rping", "-c", "-v", "-a", rq.host, "-p", rq.port, "-S", "64", "-C", "2", (char *)NULL);
+		else if (rq.rping)
+			/* -P (persistent): a case's liveness probe and its own connection overlap, and a
+			 * plain rping -s tears its listener down (R=1 to the next) once its one connection ends. */
+			execlp("rping", "rping", "-s", "-P", "-v", "-a", bind_addr ? bind_addr : "0.0.0.0", "-p", rq.port, "-S",
+			       "64", (char *)NULL);
+		else if (rq.host[0] || !bind_addr)
 			execl(self, self, mode, target, "--buffer-fd", fdarg, (char *)NULL);
 		else
 			execl(self, self, mode, target, "--bind", bind_addr, "--buffer-fd", fdarg, (char *)NULL);
 		_exit(127);
 	}
 	close(out[1]);
-	rfl_log("run %d: %s %s", (int)pid, mode, target);
+	rfl_log("run %d: %s%s %s", (int)pid, rq.rping ? "rping " : "", mode, target);
 	char acc[LINE_MAX_LEN];
 	size_t acc_len = 0;
 	int status = -1;

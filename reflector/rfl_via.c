@@ -73,7 +73,7 @@ static int on_line(const char *line, int *status, iw_err *e)
 	return iw_errf(e, -1, "the agent sent '%.60s', which is not its protocol", line);
 }
 
-int rfl_via_run(const char *agent, const char *target, unsigned listen_port, iw_err *e)
+int rfl_via_run(const char *agent, const char *target, unsigned listen_port, bool rping, iw_err *e)
 {
 	struct sockaddr_storage ss;
 	char host[64];
@@ -84,8 +84,9 @@ int rfl_via_run(const char *agent, const char *target, unsigned listen_port, iw_
 	if (fd < 0)
 		return -1;
 	char req[128];
-	int n = target ? snprintf(req, sizeof req, "connect %s %u\n", host, port)
-		       : snprintf(req, sizeof req, "listen %u\n", port);
+	const char *pre = rping ? "rping-" : "";
+	int n = target ? snprintf(req, sizeof req, "%sconnect %s %u\n", pre, host, port)
+		       : snprintf(req, sizeof req, "%slisten %u\n", pre, port);
 	if (write(fd, req, (size_t)n) != n) {
 		rfl_sys_err(e, "sending the request to the agent");
 		close(fd);
@@ -122,5 +123,15 @@ int rfl_via_run(const char *agent, const char *target, unsigned listen_port, iw_
 			len = 0;
 	}
 	close(fd);
+	/* rping exits non-zero whenever its flow breaks, and the rping cases break it on purpose
+	 * (a Terminate, a closed connection): those outcomes are the cases' to judge, so only a
+	 * signal (a crash) stays a finding for the exec driver. */
+	if (rping && r >= 0 && (status == 126 || status == 127))
+		return iw_errf(e, -1, "the agent could not start rping on its host (exit %d): is rdma-core's rping installed "
+			       "there (Debian: rdmacm-utils)?", status);
+	if (rping && r >= 0 && status > 0 && status < 128) {
+		fprintf(stderr, "iwspec-reflector via: rping exited %d (its flow ended in an error; not a crash)\n", status);
+		status = 0;
+	}
 	return r < 0 ? -1 : status;
 }

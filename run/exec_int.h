@@ -72,7 +72,8 @@ typedef struct hconn {
 	uint32_t adv_stag;
 	uint64_t adv_to;
 	uint32_t adv_len;
-	uint8_t *adv_mem;           /* the model's copy of that buffer */
+	uint8_t *adv_mem;           /* the model's copy of that buffer (of every buffer advertised) */
+	size_t adv_mem_cap;
 	/* the model of a conforming DUT, fed what the harness sends on this connection */
 	iw_conn *model;
 	bool model_m, model_c;      /* the M and C bits the model's own frame has */
@@ -95,6 +96,10 @@ typedef struct hconn {
 	size_t last_hdr_len, last_ulpdu_len;
 	uint8_t last_rr[IW_RDMAP_READ_REQ_LEN];
 	bool have_last_rr;
+	/* the DUT's last Read Request (rping's server reads the harness's buffer): `send read_resp`
+	 * answers it unless the step names its own STag */
+	iw_read_req dut_rr;
+	bool have_dut_rr;
 } hconn;
 
 #define MAX_CONNS 4
@@ -224,6 +229,16 @@ bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw
 bool ex_exp_message(ctx *x, const iw_step *s, bool terminate);
 bool ex_exp_close(ctx *x, const iw_step *s);
 bool ex_exp_silence(ctx *x, const iw_step *s);
+/* The buffer a DUT advertised (greeting, rping info) made known to the connection's model. */
+void ex_adv_to_model(hconn *h);
+
+/* exec_rping.c. rping's application messages (docs/rping.md, engine/rping_info.h): the DUT's
+ * buffer advertisement becomes the defaults of `write` and `read_req`, as a greeting does; its
+ * go-ahead is a 16-octet Send; the DUT's Read Request is judged against the step and kept for
+ * `send read_resp` to answer. */
+bool ex_rping_info(ctx *x, const iw_step *s, const dut_msg *dm);
+bool ex_rping_go(ctx *x, const iw_step *s, const dut_msg *dm);
+bool ex_dut_read_req(ctx *x, const iw_step *s, const uint8_t *body, size_t len);
 
 /* exec_startup.c. `startup` as the steps a case would write (ex_st_* build them), the M and C
  * bits the run asks for, and `expect alive` with the probe made before the case. */

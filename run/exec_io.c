@@ -38,6 +38,7 @@ static void hconn_reset(hconn *h)
 	h->dut_markers = 0;
 	h->last_hdr_len = h->last_ulpdu_len = 0;
 	h->have_last_rr = false;
+	h->have_dut_rr = false;
 }
 
 void ex_hconn_close(hconn *h)

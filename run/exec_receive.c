@@ -264,6 +264,33 @@ static bool terminate_headers_ok(ctx *x, const iw_step *s, const iw_terminate *t
 	return true;
 }
 
+/* The model's sink learns the buffer the DUT advertised, so it judges Writes and Reads as the
+ * DUT must (its memory is the model's own: contents are not compared). Every buffer a connection
+ * advertises (rping advertises two) shares one region, which lives as long as the connection: the
+ * model keeps pointing into it. A later buffer larger than that region is not made known to the
+ * model (only `expect as-model` would miss it). */
+void ex_adv_to_model(hconn *h)
+{
+	if (!h->model)
+		return;
+	iw_tagged_buf b = {.stag = h->adv_stag, .base_to = h->adv_to, .length = h->adv_len, .stream = 0, .pd = 0,
+			   .valid = true, .mem = NULL, .access = IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE};
+	const iw_ddp_sink *sk = iw_conn_sink(h->model);
+	b.stream = sk->stream;
+	b.pd = sk->pd;
+	size_t need = h->adv_len ? h->adv_len : 1;
+	if (!h->adv_mem) {
+		h->adv_mem_cap = need < 65536 ? 65536 : need;
+		h->adv_mem = calloc(1, h->adv_mem_cap);
+	}
+	if (need > h->adv_mem_cap)
+		return;
+	b.mem = h->adv_mem;
+	iw_err e;
+	if (b.mem)
+		(void)iw_conn_register_buf(h->model, &b, &e);
+}
+
 bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 {
 	if (!x->in_as_model)
@@ -313,23 +340,12 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			if (x->h->adv_len < 65536)
 				return ex_herror(x, "line %d: the reflector advertises %u octets; the cases need a buffer of "
 					      "at least 65536 (docs/reflector.md, contract item 1)", s->line, x->h->adv_len);
-			/* The model's sink learns the buffer, so it judges Writes and Reads as the DUT must
-			 * (its memory is the model's own: contents are not compared). */
-			if (x->h->model) {
-				iw_tagged_buf b = {.stag = x->h->adv_stag, .base_to = x->h->adv_to, .length = x->h->adv_len,
-						   .stream = 0, .pd = 0, .valid = true, .mem = NULL,
-						   .access = IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE};
-				const iw_ddp_sink *sk = iw_conn_sink(x->h->model);
-				b.stream = sk->stream;
-				b.pd = sk->pd;
-				if (!x->h->adv_mem)
-					x->h->adv_mem = calloc(1, x->h->adv_len ? x->h->adv_len : 1);
-				b.mem = x->h->adv_mem;
-				iw_err e;
-				if (b.mem)
-					(void)iw_conn_register_buf(x->h->model, &b, &e);
-			}
+			ex_adv_to_model(x->h);
 		}
+	} else if (!strcmp(s->word, "rping_info")) {
+		ok = ex_rping_info(x, s, &dm);
+	} else if (!strcmp(s->word, "rping_go")) {
+		ok = ex_rping_go(x, s, &dm);
 	} else {
 		if (strcmp(s->word, "any") && strcmp(s->word, "fpdu")) {
 			size_t ti = 0;
@@ -361,6 +377,10 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			   !ex_pattern_ok(s, "rv", dm.rv, why, sizeof why) || !ex_pattern_ok(s, "dv", dm.first.dv, why, sizeof why) ||
 			   !ex_pattern_ok(s, "stag", dm.first.stag, why, sizeof why)))
 			ok = ex_fail(x, NULL, "%s", why);
+		if (ok && dm.first.tagged && !ex_pattern_ok(s, "to", (int64_t)dm.first.to, why, sizeof why))
+			ok = ex_fail(x, NULL, "%s", why);
+		if (ok && dm.opcode == IW_OP_READ_REQ)
+			ok = ex_dut_read_req(x, s, dm.data, dm.len);
 		if (ok && iw_step_arg(s, "last") && ex_arg_i(s, "last", 1) == 1 && dm.nseg != 1)
 			ok = ex_fail(x, NULL, "expected a single-segment message, the DUT used %zu segments", dm.nseg);
 	}

@@ -209,6 +209,13 @@ static void ddp_template(ctx *x, const iw_step *s, const ex_msg_type *mt, const 
 	if (adv_of)
 		h->stag = adv_of->adv_stag;
 	h->to = buffer_to(adv_of ? adv_of : iw_step_arg(s, "stag") ? NULL : x->h, (uint64_t)ex_arg_i(s, "to", 0));
+	/* A Read Response answers the DUT's last Read Request (rping's server reading the harness's
+	 * buffer): its sink STag, and `to` as an offset from its sink TO. */
+	if (mt->opcode == IW_OP_READ_RESP && x->h->have_dut_rr && !adv_of && !iw_step_arg(s, "stag")) {
+		uint64_t off = (uint64_t)ex_arg_i(s, "to", 0);
+		h->stag = x->h->dut_rr.sink_stag;
+		h->to = off > UINT64_MAX - x->h->dut_rr.sink_to ? off : x->h->dut_rr.sink_to + off;
+	}
 	int qn = mt->qn < 0 ? 0 : mt->qn;
 	h->qn = (uint32_t)ex_arg_i(s, "qn", qn);
 	uint32_t auto_msn = h->qn < 4 ? x->h->msn[h->qn] : 1;

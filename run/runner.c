@@ -84,8 +84,12 @@ static bool is_ref(const iw_dut_config *d);
 
 static const char *missing_need(const iw_case *c, const iw_dut_config *d)
 {
+	if ((c->needs & IW_CAP_REFLECTOR) && d->ulp == IW_ULP_RPING)
+		return "needs reflector: the DUT runs rping (ulp = rping), whose flow has no echo or greeting";
 	if ((c->needs & IW_CAP_REFLECTOR) && !d->reflector)
 		return "needs reflector: the DUT configuration says it runs no reflector";
+	if ((c->needs & IW_CAP_RPING) && d->ulp != IW_ULP_RPING)
+		return "needs rping: the DUT configuration does not say ulp = rping";
 	if ((c->needs & IW_CAP_MARKERS) && !d->markers)
 		return "needs markers: the DUT configuration says it cannot receive markers";
 	if ((c->needs & IW_CAP_CRC_OFF) && !d->crc_off_mode)

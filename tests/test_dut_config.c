@@ -544,3 +544,34 @@ TEST(dut_config_exec_host)
 	CHECK_STR(c.exec_host, "::1");
 	CHECK_EQ(iw_dut_config_set(&c, "exec_host", "", &e), IW_EINVAL);
 }
+
+TEST(dut_config_ulp)
+{
+	iw_dut_config c;
+	iw_err e;
+	iw_dut_config_default(&c);
+	CHECK_EQ(c.ulp, IW_ULP_REFLECTOR);
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "rping", &e), IW_OK);
+	CHECK_EQ(c.ulp, IW_ULP_RPING);
+	CHECK(!c.reflector);
+	CHECK(!c.reject);           /* refusing REJECTME is the reflector's job */
+	CHECK_EQ(iw_dut_config_set(&c, "reflector", "yes", &e), IW_EINVAL);
+	CHECK(has(e.msg, "contradicts ulp = rping"));
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "ping", &e), IW_EINVAL);
+	CHECK(has(e.msg, "'ping' for ulp: use reflector"));
+
+	iw_dut_config_default(&c);
+	CHECK_EQ(iw_dut_config_set(&c, "reflector", "yes", &e), IW_OK);
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "rping", &e), IW_EINVAL);
+	CHECK(has(e.msg, "contradicts reflector = yes"));
+
+	iw_dut_config_default(&c);
+	CHECK_EQ(iw_dut_config_set(&c, "reject", "yes", &e), IW_OK);
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "rping", &e), IW_OK);
+	CHECK(c.reject);            /* a `reject` line of its own stands */
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "reflector", &e), IW_OK);
+	CHECK(c.reflector);
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "none", &e), IW_OK);
+	CHECK(!c.reflector);
+	CHECK_EQ(c.ulp, IW_ULP_NONE);
+}

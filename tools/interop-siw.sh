@@ -8,8 +8,9 @@
 #      one pass must not inherit another's damage);
 #   3. runs every case with duts/linux-siw.conf (siw as responder) and
 #      duts/linux-siw-initiator.conf (siw as initiator), then the findings pass (the cases the
-#      responder configuration disables as F3, alone), inside that namespace, writing
-#      out/interop/linux-siw/{responder,initiator,findings}/ (HTML, JSON, JUnit, pcaps);
+#      responder configuration disables as F3, alone), then the rping cases against rdma-core's
+#      rping on siw (duts/linux-siw-rping*.conf, docs/rping.md), inside that namespace, writing
+#      out/interop/linux-siw/{responder,initiator,findings,rping-*}/ (HTML, JSON, JUnit, pcaps);
 #   4. compares each pass with its committed baseline (duts/linux-siw.*.expect): any verdict that
 #      changed, siw's or iwspec's, fails the run.
 #
@@ -17,14 +18,14 @@
 # exits 0; under CI=true that is a failure instead. INTEROP_WRITE_EXPECT=1 rewrites the
 # baselines from this run (review the diff: docs/interop/linux-siw.md explains each verdict).
 #
-#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings]...
+#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator]...
 set -u
 DIR=$(cd "$(dirname "$0")/.." && pwd)
 cd "$DIR" || exit 2
 IWSPEC=${IWSPEC:-build/iwspec}
 OUT=out/interop/linux-siw
 NETNS=${IWSPEC_NETNS:-iwspec-siw}
-PASSES=${*:-responder initiator findings}
+PASSES=${*:-responder initiator findings rping-responder rping-initiator}
 JOBS=${INTEROP_JOBS:-8}
 
 say() { echo "interop: $*"; }
@@ -95,6 +96,9 @@ for pass in $PASSES; do
 	case $pass in
 	responder) conf=duts/linux-siw.conf; sel= ;;
 	initiator) conf=duts/linux-siw-initiator.conf; sel= ;;
+	# rdma-core's rping in the guest instead of the reflector (docs/rping.md): its own cases.
+	rping-responder) conf=duts/linux-siw-rping.conf; sel='rping.*' ;;
+	rping-initiator) conf=duts/linux-siw-rping-initiator.conf; sel='rping.*' ;;
 	findings)
 		# The F3 cases, alone, from the responder configuration without their disable lines.
 		sel=$(sed -n 's/^disable = \([^ ]*\) : F3 .*/\1/p' duts/linux-siw.conf | tr '\n' ',' | sed 's/,$//')
@@ -102,7 +106,7 @@ for pass in $PASSES; do
 		grep -v '^disable = .* : F3 ' duts/linux-siw.conf >"$OUT/findings.conf"
 		conf=$OUT/findings.conf
 		;;
-	*) say "unknown pass '$pass': use responder, initiator or findings" >&2; exit 2 ;;
+	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder or rping-initiator" >&2; exit 2 ;;
 	esac
 	tb=$(now)
 	sh tools/siw-guest/boot.sh
