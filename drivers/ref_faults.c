@@ -174,6 +174,9 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_SEND_SE_INV_UNCHECKED] = { "send-se-inv-unchecked", "RFC5040-5.3",
 		"takes a Send with SE and Invalidate (opcode 0x6) as a Send with SE, whatever STag it names (the plain "
 		"Send with Invalidate is checked)", "rdmap", NULL },
+	[IW_MUTANT_INVALIDATE_IGNORED] = { "invalidate-ignored", "DDP-9.1-T2",
+		"takes a Send with Invalidate naming one of its valid STags as a plain Send: the STag is never "
+		"invalidated and later Writes to it are placed (an unknown STag is still refused)", "rdmap", NULL },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)

@@ -151,6 +151,7 @@ bool iw_mut_is_in(enum iw_mutant m)
 	case IW_MUTANT_TERM_ANSWERS_TERM:
 	case IW_MUTANT_RREQ_QN_UNCHECKED:
 	case IW_MUTANT_SEND_SE_INV_UNCHECKED:
+	case IW_MUTANT_INVALIDATE_IGNORED:
 		return true;
 	default:
 		return false;
@@ -397,6 +398,15 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 		/* RFC5040-5.3: the SE variant of Send with Invalidate is taken as a Send with SE. */
 		if (!h.tagged && op == IW_OP_SEND_SE_INV) {
 			h.rsvdulp[0] = iw_rdmap_ctrl(rv, IW_OP_SEND_SE);
+			memset(h.rsvdulp + 1, 0, 4);
+			put_hdr(&h, u);
+		}
+		return true;
+	case IW_MUTANT_INVALIDATE_IGNORED:
+		/* DDP-9.1-T2: a Send with Invalidate of a valid STag of this DUT is delivered as a plain
+		 * Send, so the STag is never invalidated; one it does not know is still refused (0x9). */
+		if (!h.tagged && (op == IW_OP_SEND_INV || op == IW_OP_SEND_SE_INV) && buf_of(f, iw_rdmap_rsvd_word(&h))) {
+			h.rsvdulp[0] = iw_rdmap_ctrl(rv, op == IW_OP_SEND_INV ? IW_OP_SEND : IW_OP_SEND_SE);
 			memset(h.rsvdulp + 1, 0, 4);
 			put_hdr(&h, u);
 		}
