@@ -96,6 +96,17 @@ TEST(verify_segment_rules_each_on_its_requirement)
 	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, "abcd");
 	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 4, true, "e");
 	CHECK_STR(judge(u, len, 2), "MPA-5.3.2-06");
+	{ /* on a path whose EMSS formula is below 128 it is the floor itself (MPA-5.3.2-05) */
+		iw_source t;
+		iw_source_init(&t);
+		t.emss_tiny = true;
+		iw_rdmap_msg m;
+		iw_violation v;
+		iw_check chk;
+		CHECK(iw_rdmap_parse(P(), u[0], len[0], &m, &v));
+		CHECK(!iw_verify_segment(&t, P(), &m, &chk));
+		CHECK_STR(chk.req, "MPA-5.3.2-05");
+	}
 
 	/* One more segment of MSN 1 after its L=1 segment (DDP-6.1-05), not a wrong new MSN. */
 	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, true, "abcd");

@@ -72,6 +72,10 @@ typedef struct iw_source {
 	unsigned opcode;
 	size_t len;                 /* its payload octets so far */
 	size_t nseg;                /* its segments so far */
+	bool emss_tiny;             /* the caller's: the path's EMSS gives a MULPDU formula below 128, so
+				     * a middle ULPDU below 128 breaks the floor itself (MPA-5.3.2-05),
+				     * not the packing rule (MPA-5.3.2-06); kept by iw_source_init's
+				     * callers after it */
 } iw_source;
 
 void iw_source_init(iw_source *s);

@@ -141,15 +141,16 @@ bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m,
 	if (!h->tagged && h->mo != before)
 		return broken(out, "DDP-7.2-05", "segment %zu has MO %u, expected %zu (the octets before it)", nseg + 1,
 			      h->mo, before);
-	/* MULPDU never goes below 128, however little room packed FPDUs leave: only a message's
-	 * last segment may be shorter (MPA-5.3.2-06). */
+	/* MULPDU never goes below 128, however little room packed FPDUs leave (MPA-5.3.2-06) or
+	 * however small the EMSS (MPA-5.3.2-05): only a message's last segment may be shorter. */
 	size_t ulpdu = m->hdr_len + m->payload_len;
+	const char *floor_req = s->emss_tiny ? "MPA-5.3.2-05" : "MPA-5.3.2-06";
 	if (!h->last)
-		applied(out, "MPA-5.3.2-06");
+		applied(out, floor_req);
 	if (!h->last && ulpdu < IW_MPA_MULPDU_MIN)
-		return broken(out, "MPA-5.3.2-06", "segment %zu of the DUT's %s is a ULPDU of %zu octets without L=1: "
-			      "only a message's last segment may be below %u", nseg + 1, iw_rdmap_op(m->opcode)->name,
-			      ulpdu, IW_MPA_MULPDU_MIN);
+		return broken(out, floor_req, "segment %zu of the DUT's %s is a ULPDU of %zu octets without L=1: "
+			      "MULPDU never goes below %u, only a message's last segment may be shorter", nseg + 1,
+			      iw_rdmap_op(m->opcode)->name, ulpdu, IW_MPA_MULPDU_MIN);
 	if (!s->in_msg) {
 		if (!h->tagged && h->qn < 4)
 			s->next_msn[h->qn]++;
