@@ -177,6 +177,9 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_INVALIDATE_IGNORED] = { "invalidate-ignored", "DDP-9.1-T2",
 		"takes a Send with Invalidate naming one of its valid STags as a plain Send: the STag is never "
 		"invalidated and later Writes to it are placed (an unknown STag is still refused)", "rdmap", NULL },
+	[IW_MUTANT_MARKER_HALVES_SWAPPED] = { "marker-halves-swapped", "MPA-4.1-01",
+		"writes its markers FPDUPTR first, then RESERVED: inside an FPDU the distance lands in RESERVED and "
+		"FPDUPTR reads 0", "markers", "markers" },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)

@@ -169,6 +169,7 @@ bool iw_mut_is_out(enum iw_mutant m)
 	case IW_MUTANT_MARKER_DRIFT:
 	case IW_MUTANT_MARKERS_UNREQUESTED:
 	case IW_MUTANT_MARKER_RESERVED_SET:
+	case IW_MUTANT_MARKER_HALVES_SWAPPED:
 	case IW_MUTANT_CRC_SKIPS_LEADING_MARKER:
 	case IW_MUTANT_MSN_START_0:
 	case IW_MUTANT_L_ON_MIDDLE:
@@ -541,6 +542,9 @@ int iw_mut_out_frame(iw_fault_conn *f, iw_mpa_tx *enc, const uint8_t *u, size_t 
 		break;
 	case IW_MUTANT_MARKER_RESERVED_SET:
 		m.marker_reserved = 0xFFFF;     /* MPA-4.1-02 */
+		break;
+	case IW_MUTANT_MARKER_HALVES_SWAPPED:
+		m.marker_swapped = true;        /* MPA-4.1-01: FPDUPTR, then RESERVED */
 		break;
 	case IW_MUTANT_CRC_SKIPS_LEADING_MARKER:
 		/* MPA-5.2-13: an FPDU that starts with a marker has its CRC computed from its

@@ -313,4 +313,19 @@ TEST(verify_marker_format_and_fpduptr_refusals)
 		CHECK_EQ(st, IW_RX_ERROR);
 		CHECK_STR(iw_verify_stream_req(&v, &fp), variant == 1 ? "MPA-4.1-01" : "MPA-5.1-03");
 	}
+	/* The engine's own swapped-marker defect (iw_fpdu_mods.marker_swapped, the mutant
+	 * marker-halves-swapped's) comes out the same way. */
+	iw_fpdu_mods mods;
+	memset(&mods, 0, sizeof mods);
+	mods.marker_swapped = true;
+	iw_mpa_tx_init(&tx, P(), true, true);
+	CHECK_EQ(iw_mpa_tx_fpdu(&tx, u, ul, NULL, 0, &mods, out, sizeof out, &n, NULL), IW_OK);
+	static iw_mpa_rx rx2;
+	iw_mpa_rx_init(&rx2, P(), true, true);
+	iw_violation v2;
+	memset(&v2, 0, sizeof v2);
+	iw_fpdu fp2;
+	size_t used2;
+	CHECK_EQ(iw_mpa_rx_push(&rx2, out, n, &used2, &fp2, &v2), IW_RX_ERROR);
+	CHECK_STR(iw_verify_stream_req(&v2, &fp2), "MPA-4.1-01");
 }
