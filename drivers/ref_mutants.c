@@ -28,6 +28,8 @@ void iw_mut_conn_config(enum iw_mutant m, iw_conn_config *cfg)
 {
 	if (m == IW_MUTANT_IGNORE_EMSS) {
 		cfg->emss = 1460;
+	} else if (m == IW_MUTANT_MULPDU_BELOW_FLOOR) {
+		cfg->mulpdu = 100; /* MPA-5.3.2-06: below the floor of 128 on any path */
 	} else if (m == IW_MUTANT_MULPDU_UNCLAMPED) {
 		long raw = iw_mulpdu_formula(cfg->emss, false);
 		if (raw < IW_MPA_MULPDU_MIN && raw > IW_DDP_UNTAGGED_HDR_LEN)
@@ -173,6 +175,7 @@ bool iw_mut_is_out(enum iw_mutant m)
 	case IW_MUTANT_CRC_SKIPS_LEADING_MARKER:
 	case IW_MUTANT_MSN_START_0:
 	case IW_MUTANT_L_ON_MIDDLE:
+	case IW_MUTANT_TAGGED_RV_WRONG:
 	case IW_MUTANT_TERM_WRONG_LAYER:
 		return true;
 	default:
@@ -465,6 +468,13 @@ bool iw_mut_rewrite_out(iw_fault_conn *f, uint8_t *u, size_t *n)
 		/* DDP-6.3-09: every queue's MSNs start at 0 instead of 1. */
 		if (!h.tagged) {
 			h.msn -= 1;
+			put_hdr(&h, u);
+		}
+		return true;
+	case IW_MUTANT_TAGGED_RV_WRONG:
+		/* DDP-6.2-02: the tagged RsvdULP is not RDMAP's control octet as RDMAP set it. */
+		if (h.tagged) {
+			h.rsvdulp[0] = iw_rdmap_ctrl(0, op);
 			put_hdr(&h, u);
 		}
 		return true;
