@@ -89,7 +89,7 @@ TEST(verify_segment_rules_each_on_its_requirement)
 	len[0] = tagged(u[0], 7, 0x1000, false, BIG);
 	len[1] = tagged(u[1], 8, 0x1000 + BIGLEN, true, "z");
 	CHECK_STR(judge(u, len, 2), "DDP-6.2-08"); /* STag changed */
-	len[1] = tagged(u[1], 7, 0x1000 + BIGLEN + 1, true, "z");
+	len[1] = tagged(u[1], 7, 0x1000 + BIGLEN - 1, true, "z");
 	CHECK_STR(judge(u, len, 2), "DDP-7.2-07"); /* TO is not initial TO + 120 */
 
 	/* A message's non-last segment below 128 octets (MPA-5.3.2-06); its last may be shorter. */
@@ -114,6 +114,17 @@ TEST(verify_segment_rules_each_on_its_requirement)
 	CHECK_STR(judge(u, len, 2), "DDP-6.1-05");
 	len[1] = untagged(u[1], IW_OP_SEND, 0, 3, 0, true, "e");
 	CHECK_STR(judge(u, len, 2), "DDP-6.3-08");
+
+	/* The L=1 segment ahead of the octets before it (posted before a middle segment): DDP-6.1-05,
+	 * untagged and tagged; an MO or TO short of the octets so far stays DDP-7.2-05/07. */
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, BIG);
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 2 * BIGLEN, true, "e");
+	CHECK_STR(judge(u, len, 2), "DDP-6.1-05");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, BIGLEN - 1, true, "e");
+	CHECK_STR(judge(u, len, 2), "DDP-7.2-05");
+	len[0] = tagged(u[0], 7, 0x1000, false, BIG);
+	len[1] = tagged(u[1], 7, 0x1000 + 2 * BIGLEN, true, "z");
+	CHECK_STR(judge(u, len, 2), "DDP-6.1-05");
 	len[0] = tagged(u[0], 7, 0x1000, false, BIG);
 	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 0, true, "z");
 	CHECK_STR(judge(u, len, 2), "DDP-6.1-03"); /* a Send began inside a Write */
@@ -203,11 +214,12 @@ TEST(verify_segment_lists_the_rules_it_applied)
 	CHECK_STR(chk.rules[2], "MPA-5.3.2-06");
 	CHECK(iw_rdmap_parse(P(), u[1], len[1], &m, &v));
 	CHECK(iw_verify_segment(&s, P(), &m, &chk));
-	CHECK_EQ(chk.nrules, 6);
+	CHECK_EQ(chk.nrules, 7);
 	CHECK_STR(chk.rules[2], "DDP-6.1-03");
 	CHECK_STR(chk.rules[3], "DDP-6.2-08");
-	CHECK_STR(chk.rules[4], "DDP-7.2-07");
-	CHECK_STR(chk.rules[5], "DDP-6.2-04");
+	CHECK_STR(chk.rules[4], "DDP-6.1-05");
+	CHECK_STR(chk.rules[5], "DDP-7.2-07");
+	CHECK_STR(chk.rules[6], "DDP-6.2-04");
 
 	iw_source_init(&s);
 	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, true, "a");

@@ -34,7 +34,7 @@
 #include "profile.h"
 #include "rdmap.h"
 
-#define IW_CHECK_MAX_RULES 8
+#define IW_CHECK_MAX_RULES 12
 
 /* A broken rule: its requirement ID (a static string) and what the DUT did; and the rules the
  * check applied, broken or not (static strings, in the order applied). */

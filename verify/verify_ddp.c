@@ -102,6 +102,14 @@ static bool next_segment(const iw_source *s, const iw_rdmap_msg *m, iw_check *ou
 		applied(out, "DDP-6.2-08");
 		if (h->stag != f->stag)
 			return broken(out, "DDP-6.2-08", "STag changed within a message (0x%x then 0x%x)", f->stag, h->stag);
+		/* An L=1 segment beyond the octets so far: it was posted before segments of its message
+		 * that carry octets before it (DDP-6.1-05), not merely a wrong TO. */
+		if (h->last)
+			applied(out, "DDP-6.1-05");
+		if (h->last && h->to > f->to + s->len)
+			return broken(out, "DDP-6.1-05", "the DUT's L=1 segment (TO 0x%llx) came before the segments carrying "
+				      "the octets from TO 0x%llx on", (unsigned long long)h->to,
+				      (unsigned long long)(f->to + s->len));
 		applied(out, "DDP-7.2-07");
 		if (h->to != f->to + s->len)
 			return broken(out, "DDP-7.2-07", "segment TO 0x%llx, expected initial TO + %zu = 0x%llx",
@@ -136,6 +144,13 @@ bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m,
 	if (!(s->in_msg ? next_segment(s, m, out) : first_segment(s, m, out)))
 		return false;
 	size_t before = s->in_msg ? s->len : 0, nseg = s->in_msg ? s->nseg : 0;
+	/* An L=1 segment beyond the octets so far was posted before segments carrying octets
+	 * before it (DDP-6.1-05), not merely given a wrong MO. */
+	if (!h->tagged && h->last && s->in_msg)
+		applied(out, "DDP-6.1-05");
+	if (!h->tagged && h->last && s->in_msg && h->mo > before)
+		return broken(out, "DDP-6.1-05", "the DUT's L=1 segment (MO %u) came before the segments carrying octets "
+			      "%zu to %u of its message", h->mo, before, h->mo);
 	if (!h->tagged)
 		applied(out, "DDP-7.2-05");
 	if (!h->tagged && h->mo != before)
