@@ -82,6 +82,7 @@ static const iw_arg_spec send_fpdu_args[] = {
 	INT("etype", 0, 15),
 	INT("ecode", 0, 255),
 	U32("inv_stag"),
+	INT("inv_stag_of", 1, 4),
 	INT("mulpdu", 1, 65535),
 	LIST("order"),
 	/* defects */

@@ -174,6 +174,18 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_SEND_SE_INV_UNCHECKED] = { "send-se-inv-unchecked", "RFC5040-5.3",
 		"takes a Send with SE and Invalidate (opcode 0x6) as a Send with SE, whatever STag it names (the plain "
 		"Send with Invalidate is checked)", "rdmap", NULL },
+	[IW_MUTANT_INVALIDATE_IGNORED] = { "invalidate-ignored", "DDP-9.1-T2",
+		"takes a Send with Invalidate naming one of its valid STags as a plain Send: the STag is never "
+		"invalidated and later Writes to it are placed (an unknown STag is still refused)", "rdmap", NULL },
+	[IW_MUTANT_MARKER_HALVES_SWAPPED] = { "marker-halves-swapped", "MPA-4.1-01",
+		"writes its markers FPDUPTR first, then RESERVED: inside an FPDU the distance lands in RESERVED and "
+		"FPDUPTR reads 0", "markers", "markers" },
+	[IW_MUTANT_MULPDU_BELOW_FLOOR] = { "mulpdu-below-floor", "MPA-5.3.2-06",
+		"cuts its messages into ULPDUs of 100 octets whatever room the EMSS leaves, as if packed FPDUs had "
+		"left less than 128", "framing", NULL },
+	[IW_MUTANT_TAGGED_RV_WRONG] = { "tagged-rv-wrong", "DDP-6.2-02",
+		"its tagged segments (Read Responses) carry RDMAP version 0 in their RsvdULP: the octet is not the "
+		"one RDMAP set", "rdmap", NULL },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)

@@ -28,6 +28,8 @@ void iw_mut_conn_config(enum iw_mutant m, iw_conn_config *cfg)
 {
 	if (m == IW_MUTANT_IGNORE_EMSS) {
 		cfg->emss = 1460;
+	} else if (m == IW_MUTANT_MULPDU_BELOW_FLOOR) {
+		cfg->mulpdu = 100; /* MPA-5.3.2-06: below the floor of 128 on any path */
 	} else if (m == IW_MUTANT_MULPDU_UNCLAMPED) {
 		long raw = iw_mulpdu_formula(cfg->emss, false);
 		if (raw < IW_MPA_MULPDU_MIN && raw > IW_DDP_UNTAGGED_HDR_LEN)
@@ -151,6 +153,7 @@ bool iw_mut_is_in(enum iw_mutant m)
 	case IW_MUTANT_TERM_ANSWERS_TERM:
 	case IW_MUTANT_RREQ_QN_UNCHECKED:
 	case IW_MUTANT_SEND_SE_INV_UNCHECKED:
+	case IW_MUTANT_INVALIDATE_IGNORED:
 		return true;
 	default:
 		return false;
@@ -168,9 +171,11 @@ bool iw_mut_is_out(enum iw_mutant m)
 	case IW_MUTANT_MARKER_DRIFT:
 	case IW_MUTANT_MARKERS_UNREQUESTED:
 	case IW_MUTANT_MARKER_RESERVED_SET:
+	case IW_MUTANT_MARKER_HALVES_SWAPPED:
 	case IW_MUTANT_CRC_SKIPS_LEADING_MARKER:
 	case IW_MUTANT_MSN_START_0:
 	case IW_MUTANT_L_ON_MIDDLE:
+	case IW_MUTANT_TAGGED_RV_WRONG:
 	case IW_MUTANT_TERM_WRONG_LAYER:
 		return true;
 	default:
@@ -401,6 +406,15 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 			put_hdr(&h, u);
 		}
 		return true;
+	case IW_MUTANT_INVALIDATE_IGNORED:
+		/* DDP-9.1-T2: a Send with Invalidate of a valid STag of this DUT is delivered as a plain
+		 * Send, so the STag is never invalidated; one it does not know is still refused (0x9). */
+		if (!h.tagged && (op == IW_OP_SEND_INV || op == IW_OP_SEND_SE_INV) && buf_of(f, iw_rdmap_rsvd_word(&h))) {
+			h.rsvdulp[0] = iw_rdmap_ctrl(rv, op == IW_OP_SEND_INV ? IW_OP_SEND : IW_OP_SEND_SE);
+			memset(h.rsvdulp + 1, 0, 4);
+			put_hdr(&h, u);
+		}
+		return true;
 	case IW_MUTANT_PLACE_AFTER_ERROR:
 		/* DDP-9.1-03: after its error the DUT still places the RDMA Writes that follow. */
 		if (!f->model_failed)
@@ -454,6 +468,13 @@ bool iw_mut_rewrite_out(iw_fault_conn *f, uint8_t *u, size_t *n)
 		/* DDP-6.3-09: every queue's MSNs start at 0 instead of 1. */
 		if (!h.tagged) {
 			h.msn -= 1;
+			put_hdr(&h, u);
+		}
+		return true;
+	case IW_MUTANT_TAGGED_RV_WRONG:
+		/* DDP-6.2-02: the tagged RsvdULP is not RDMAP's control octet as RDMAP set it. */
+		if (h.tagged) {
+			h.rsvdulp[0] = iw_rdmap_ctrl(0, op);
 			put_hdr(&h, u);
 		}
 		return true;
@@ -531,6 +552,9 @@ int iw_mut_out_frame(iw_fault_conn *f, iw_mpa_tx *enc, const uint8_t *u, size_t 
 		break;
 	case IW_MUTANT_MARKER_RESERVED_SET:
 		m.marker_reserved = 0xFFFF;     /* MPA-4.1-02 */
+		break;
+	case IW_MUTANT_MARKER_HALVES_SWAPPED:
+		m.marker_swapped = true;        /* MPA-4.1-01: FPDUPTR, then RESERVED */
 		break;
 	case IW_MUTANT_CRC_SKIPS_LEADING_MARKER:
 		/* MPA-5.2-13: an FPDU that starts with a marker has its CRC computed from its

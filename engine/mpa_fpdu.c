@@ -37,6 +37,7 @@ typedef struct fpdu_writer {
 	uint16_t reserved;
 	uint16_t fpduptr_or;
 	int32_t fpduptr_delta;
+	bool swapped;
 } fpdu_writer;
 
 static void crc_flush(fpdu_writer *w)
@@ -50,7 +51,10 @@ static void put_marker(fpdu_writer *w)
 	/* FPDUPTR counts back to the FPDU's first octet, which is 0 for a marker at the FPDU
 	 * start (MPA-5.1-03/04). Distances past 16 bits wrap, as sequence numbers do. */
 	uint16_t ptr = (uint16_t)((uint16_t)(w->s - w->start) + (uint16_t)w->fpduptr_delta);
-	iw_marker_put(w->o, w->reserved, (uint16_t)(ptr | w->fpduptr_or));
+	if (w->swapped)
+		iw_marker_put(w->o, (uint16_t)(ptr | w->fpduptr_or), w->reserved);
+	else
+		iw_marker_put(w->o, w->reserved, (uint16_t)(ptr | w->fpduptr_or));
 	w->o += IW_MPA_MARKER_LEN;
 	w->s += IW_MPA_MARKER_LEN;
 	w->next_marker += IW_MPA_MARKER_INTERVAL;
@@ -120,7 +124,7 @@ int iw_mpa_tx_fpdu(iw_mpa_tx *tx, const uint8_t *hdr, size_t hdr_len, const uint
 		.o = out, .crc_from = out, .crc = 0, .s = tx->pos, .start = tx->pos,
 		.next_marker = markers ? iw_marker_next(tx->pos) : UINT64_MAX,
 		.reserved = mods->marker_reserved, .fpduptr_or = mods->fpduptr_or,
-		.fpduptr_delta = mods->fpduptr_delta,
+		.fpduptr_delta = mods->fpduptr_delta, .swapped = mods->marker_swapped,
 	};
 	uint16_t len_field = mods->set_length ? mods->ulpdu_length : (uint16_t)ulpdu_len;
 	uint8_t lb[2] = { (uint8_t)(len_field >> 8), (uint8_t)len_field };

@@ -45,6 +45,8 @@ typedef struct iw_fpdu_mods {
 	uint16_t fpduptr_or;        /* ORed into every FPDUPTR of this FPDU (low bits: MPA-5.1-05) */
 	int32_t fpduptr_delta;      /* added to every FPDUPTR of this FPDU (code 3 stimulus) */
 	bool no_markers;            /* leave this FPDU's markers out */
+	bool marker_swapped;        /* each marker's halves the wrong way round: FPDUPTR in RESERVED's
+				     * place, RESERVED (0) in FPDUPTR's (an MPA-4.1-01 defect) */
 } iw_fpdu_mods;
 
 /* Starts a direction at SeqStart with the negotiated markers and CRC. A profile with

@@ -58,7 +58,7 @@ bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, 
 		b += used;
 		n -= used;
 		if (st == IW_RX_ERROR) {
-			nf_find(f, NF_F_STREAM, iw_verify_stream_req(&v), false, "the DUT's stream is invalid at offset %llu: %s [%s]",
+			nf_find(f, NF_F_STREAM, iw_verify_stream_req(&v, d->fp), false, "the DUT's stream is invalid at offset %llu: %s [%s]",
 				(unsigned long long)v.offset, v.detail, iw_error_name(v.layer, v.etype, v.ecode));
 			return false;
 		}
@@ -71,9 +71,9 @@ bool nf_decode_msgs(nf_dec *d, const iw_profile *p, const uint8_t *b, size_t n, 
 			return false;
 		}
 		iw_rdmap_msg m;
-		if (!iw_rdmap_parse(p, fp->ulpdu, fp->ulpdu_length, &m, &v)) {
-			nf_find(f, NF_F_STREAM, v.req, false, "the DUT sent an invalid RDMAP message at %llu: %s",
-				(unsigned long long)fp->start, v.detail);
+		if (!iw_verify_ulpdu(p, fp->ulpdu, fp->ulpdu_length, &m, &chk)) {
+			nf_find(f, NF_F_STREAM, chk.req, false, "the DUT sent an invalid RDMAP message at %llu: %s",
+				(unsigned long long)fp->start, chk.detail);
 			return false;
 		}
 		bool first = !src.in_msg;

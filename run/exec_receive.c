@@ -112,7 +112,7 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 					    x->h->rx->markers ? "lack the requested" : "carry unrequested",
 					    x->h->rx->markers ? "without" : "with", err.detail);
 			if (st == IW_RX_ERROR) {
-				const char *req = iw_verify_stream_req(&err);
+				const char *req = iw_verify_stream_req(&err, fp);
 				uint32_t c = fp->crc_computed;
 				uint32_t swapped = c >> 24 | (c >> 8 & 0xff00u) | (c << 8 & 0xff0000u) | c << 24;
 				bool be = err.ecode == IW_MPA_E_CRC && fp->crc_received == swapped;
@@ -167,11 +167,12 @@ bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw
 		if (!next_fpdu(x, deadline, fp, what))
 			return false;
 		iw_rdmap_msg m;
-		iw_violation v;
-		if (!iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v))
-			return ex_fail_frame(x, v.req, "%s: the DUT sent an invalid RDMAP message: %s", what, v.detail);
 		iw_check chk;
-		bool held = iw_verify_ulpdu_size(fp, &chk);
+		bool held = iw_verify_ulpdu(x->p, fp->ulpdu, fp->ulpdu_length, &m, &chk);
+		iw_result_judged(x->r, chk.rules, chk.nrules);
+		if (!held)
+			return ex_fail_frame(x, chk.req, "%s: the DUT sent an invalid RDMAP message: %s", what, chk.detail);
+		held = iw_verify_ulpdu_size(fp, &chk);
 		iw_result_judged(x->r, chk.rules, chk.nrules);
 		if (!held)
 			return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);

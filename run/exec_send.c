@@ -134,6 +134,19 @@ static bool stag_of_conn(ctx *x, const iw_step *s, const hconn **adv_of)
 	return true;
 }
 
+/* inv_stag_of=N: a Send with Invalidate naming the STag connection N's reflector advertised, so a
+ * case can invalidate the buffer the DUT offered and then see it refused (RFC 5040 §5.3,
+ * DDP-9.1-T2). */
+static bool inv_stag_of_conn(ctx *x, const iw_step *s, iw_ddp_hdr *h)
+{
+	int64_t n = ex_arg_i(s, "inv_stag_of", 1);
+	if (n < 1 || n > x->nconns || !x->conns[n - 1].have_adv)
+		return ex_herror(x, "line %d: inv_stag_of=%lld: connection %lld has not received the reflector's greeting",
+			      s->line, (long long)n, (long long)n);
+	iw_rdmap_set_rsvd_word(h, x->conns[n - 1].adv_stag);
+	return true;
+}
+
 /* The message body of a `send`: a Read Request or Terminate built from its fields, or the
  * octets data= gives, or size=N octets of the payload pattern. */
 typedef struct fpdu_body {
@@ -365,6 +378,10 @@ bool ex_act_send_fpdu(ctx *x, const iw_step *s)
 		return false;
 	iw_ddp_hdr h;
 	ddp_template(x, s, mt, adv_of, &h);
+	if (iw_step_arg(s, "inv_stag_of") && !inv_stag_of_conn(x, s, &h)) {
+		free(b.owned);
+		return false;
+	}
 	fpdu_seg segs[MAX_SEGS];
 	size_t order[MAX_SEGS], norder = 0;
 	if (!segment(x, s, &h, b.len, segs, order, &norder)) {

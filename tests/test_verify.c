@@ -14,6 +14,12 @@
 
 static const iw_profile *P(void) { return iw_profile_get(IW_PROFILE_RFC5044); }
 
+/* 120 payload octets: a segment that is not its message's last must be a ULPDU of at least 128
+ * (MPA-5.3.2-06), which a header and these make. */
+#define B10 "0123456789"
+#define BIG B10 B10 B10 B10 B10 B10 B10 B10 B10 B10 B10 B10
+#define BIGLEN 120
+
 /* One untagged segment's ULPDU: header (QN, MSN, MO, L) then payload. */
 static size_t untagged(uint8_t *u, unsigned opcode, uint32_t qn, uint32_t msn, uint32_t mo, bool last, const char *pl)
 {
@@ -37,7 +43,7 @@ static size_t tagged(uint8_t *u, uint32_t stag, uint64_t to, bool last, const ch
 
 /* Feeds a sequence of ULPDUs to a fresh source; returns the requirement of the first broken
  * rule, or "" when every segment holds. */
-static const char *judge(uint8_t u[][64], const size_t *len, size_t n)
+static const char *judge(uint8_t u[][256], const size_t *len, size_t n)
 {
 	static iw_check chk;
 	iw_source s;
@@ -54,12 +60,12 @@ static const char *judge(uint8_t u[][64], const size_t *len, size_t n)
 
 TEST(verify_segments_of_a_conforming_source)
 {
-	uint8_t u[4][64];
+	uint8_t u[4][256];
 	size_t len[4];
-	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, "abcd");
-	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 4, true, "efg");
-	len[2] = tagged(u[2], 7, 0x1000, false, "xy");
-	len[3] = tagged(u[3], 7, 0x1002, true, "z");
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, BIG);
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, BIGLEN, true, "efg");
+	len[2] = tagged(u[2], 7, 0x1000, false, BIG);
+	len[3] = tagged(u[3], 7, 0x1000 + BIGLEN, true, "z");
 	CHECK_STR(judge(u, len, 4), "");
 	/* The next Send on QN 0 must carry MSN 2. */
 	len[2] = untagged(u[2], IW_OP_SEND, 0, 2, 0, true, "h");
@@ -68,23 +74,58 @@ TEST(verify_segments_of_a_conforming_source)
 
 TEST(verify_segment_rules_each_on_its_requirement)
 {
-	uint8_t u[2][64];
+	uint8_t u[2][256];
 	size_t len[2];
 	len[0] = untagged(u[0], IW_OP_SEND, 0, 2, 0, true, "a");
 	CHECK_STR(judge(u, len, 1), "DDP-6.3-09"); /* the first MSN is 1 */
 
-	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, "abcd");
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, BIG);
 	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 3, true, "e");
-	CHECK_STR(judge(u, len, 2), "DDP-7.2-05"); /* MO 3 after 4 octets */
+	CHECK_STR(judge(u, len, 2), "DDP-7.2-05"); /* MO 3 after 120 octets */
 
-	len[1] = untagged(u[1], IW_OP_SEND, 0, 2, 4, true, "e");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 2, BIGLEN, true, "e");
 	CHECK_STR(judge(u, len, 2), "DDP-6.3-11"); /* MSN changed within the message */
 
-	len[0] = tagged(u[0], 7, 0x1000, false, "xy");
-	len[1] = tagged(u[1], 8, 0x1002, true, "z");
+	len[0] = tagged(u[0], 7, 0x1000, false, BIG);
+	len[1] = tagged(u[1], 8, 0x1000 + BIGLEN, true, "z");
 	CHECK_STR(judge(u, len, 2), "DDP-6.2-08"); /* STag changed */
-	len[1] = tagged(u[1], 7, 0x1003, true, "z");
-	CHECK_STR(judge(u, len, 2), "DDP-7.2-07"); /* TO is not initial TO + 2 */
+	len[1] = tagged(u[1], 7, 0x1000 + BIGLEN - 1, true, "z");
+	CHECK_STR(judge(u, len, 2), "DDP-7.2-07"); /* TO is not initial TO + 120 */
+
+	/* A message's non-last segment below 128 octets (MPA-5.3.2-06); its last may be shorter. */
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, "abcd");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 4, true, "e");
+	CHECK_STR(judge(u, len, 2), "MPA-5.3.2-06");
+	{ /* on a path whose EMSS formula is below 128 it is the floor itself (MPA-5.3.2-05) */
+		iw_source t;
+		iw_source_init(&t);
+		t.emss_tiny = true;
+		iw_rdmap_msg m;
+		iw_violation v;
+		iw_check chk;
+		CHECK(iw_rdmap_parse(P(), u[0], len[0], &m, &v));
+		CHECK(!iw_verify_segment(&t, P(), &m, &chk));
+		CHECK_STR(chk.req, "MPA-5.3.2-05");
+	}
+
+	/* One more segment of MSN 1 after its L=1 segment (DDP-6.1-05), not a wrong new MSN. */
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, true, "abcd");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 4, true, "e");
+	CHECK_STR(judge(u, len, 2), "DDP-6.1-05");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 3, 0, true, "e");
+	CHECK_STR(judge(u, len, 2), "DDP-6.3-08");
+
+	/* The L=1 segment ahead of the octets before it (posted before a middle segment): DDP-6.1-05,
+	 * untagged and tagged; an MO or TO short of the octets so far stays DDP-7.2-05/07. */
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, BIG);
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 2 * BIGLEN, true, "e");
+	CHECK_STR(judge(u, len, 2), "DDP-6.1-05");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, BIGLEN - 1, true, "e");
+	CHECK_STR(judge(u, len, 2), "DDP-7.2-05");
+	len[0] = tagged(u[0], 7, 0x1000, false, BIG);
+	len[1] = tagged(u[1], 7, 0x1000 + 2 * BIGLEN, true, "z");
+	CHECK_STR(judge(u, len, 2), "DDP-6.1-05");
+	len[0] = tagged(u[0], 7, 0x1000, false, BIG);
 	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, 0, true, "z");
 	CHECK_STR(judge(u, len, 2), "DDP-6.1-03"); /* a Send began inside a Write */
 
@@ -147,7 +188,7 @@ TEST(verify_fpdu_and_stream_requirements)
 	out[2 + 18] ^= 0x20;
 	iw_violation v = decode(out, n, &fp, &st);
 	CHECK_EQ(st, IW_RX_ERROR);
-	CHECK_STR(iw_verify_stream_req(&v), "MPA-5.2-11");
+	CHECK_STR(iw_verify_stream_req(&v, &fp), "MPA-5.2-11");
 }
 
 /* The rules a segment check applied, held or broken, for the runner's record of what it judged
@@ -156,27 +197,29 @@ TEST(verify_fpdu_and_stream_requirements)
  * as applied, the rules after it are not. */
 TEST(verify_segment_lists_the_rules_it_applied)
 {
-	uint8_t u[2][64];
+	uint8_t u[2][256];
 	size_t len[2];
 	iw_check chk;
 	iw_source s;
 	iw_rdmap_msg m;
 	iw_violation v;
 	iw_source_init(&s);
-	len[0] = tagged(u[0], 7, 0x1000, false, "xy");
-	len[1] = tagged(u[1], 7, 0x1002, true, "z");
+	len[0] = tagged(u[0], 7, 0x1000, false, BIG);
+	len[1] = tagged(u[1], 7, 0x1000 + BIGLEN, true, "z");
 	CHECK(iw_rdmap_parse(P(), u[0], len[0], &m, &v));
 	CHECK(iw_verify_segment(&s, P(), &m, &chk));
-	CHECK_EQ(chk.nrules, 2);
+	CHECK_EQ(chk.nrules, 3);
 	CHECK_STR(chk.rules[0], "DDP-6.1-09");
 	CHECK_STR(chk.rules[1], "DDP-6.1-08");
+	CHECK_STR(chk.rules[2], "MPA-5.3.2-06");
 	CHECK(iw_rdmap_parse(P(), u[1], len[1], &m, &v));
 	CHECK(iw_verify_segment(&s, P(), &m, &chk));
-	CHECK_EQ(chk.nrules, 6);
+	CHECK_EQ(chk.nrules, 7);
 	CHECK_STR(chk.rules[2], "DDP-6.1-03");
 	CHECK_STR(chk.rules[3], "DDP-6.2-08");
-	CHECK_STR(chk.rules[4], "DDP-7.2-07");
-	CHECK_STR(chk.rules[5], "DDP-6.2-04");
+	CHECK_STR(chk.rules[4], "DDP-6.1-05");
+	CHECK_STR(chk.rules[5], "DDP-7.2-07");
+	CHECK_STR(chk.rules[6], "DDP-6.2-04");
 
 	iw_source_init(&s);
 	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, true, "a");
@@ -192,6 +235,109 @@ TEST(verify_segment_lists_the_rules_it_applied)
 	CHECK(iw_rdmap_parse(P(), u[0], len[0], &m, &v));
 	CHECK(!iw_verify_segment(&s, P(), &m, &chk));
 	CHECK_STR(chk.req, "DDP-6.3-08");
-	CHECK_EQ(chk.nrules, 3);
-	CHECK_STR(chk.rules[2], "DDP-6.3-08");
+	CHECK_EQ(chk.nrules, 4);
+	CHECK_STR(chk.rules[2], "DDP-6.1-05");
+	CHECK_STR(chk.rules[3], "DDP-6.3-08");
+}
+
+/* The DUT's ULPDU as the engine parses it (iw_verify_ulpdu): a header shorter than its T bit
+ * announces breaks that header's rule (DDP-6.2-01 tagged, DDP-6.3-01 untagged); a tagged
+ * segment whose RsvdULP is not a valid RDMAP control octet breaks DDP-6.2-02; on an untagged one
+ * the same octet keeps RFC 5040's own rule. */
+TEST(verify_ulpdu_headers_on_their_requirements)
+{
+	uint8_t u[256];
+	iw_rdmap_msg m;
+	iw_check chk;
+	size_t n = tagged(u, 7, 0x1000, true, "ok");
+	CHECK(iw_verify_ulpdu(P(), u, n, &m, &chk));
+	CHECK(m.ddp.tagged);
+	CHECK_EQ(chk.nrules, 2);
+	CHECK_STR(chk.rules[0], "DDP-6.2-01");
+	CHECK_STR(chk.rules[1], "DDP-6.2-02");
+	CHECK(!iw_verify_ulpdu(P(), u, IW_DDP_TAGGED_HDR_LEN - 4, &m, &chk));
+	CHECK_STR(chk.req, "DDP-6.2-01");
+	CHECK(strstr(chk.detail, "shorter") != NULL);
+	u[IW_DDP_OFF_RSVDULP] = iw_rdmap_ctrl(P()->rdmap_version + 1, IW_OP_WRITE); /* RV */
+	CHECK(!iw_verify_ulpdu(P(), u, n, &m, &chk));
+	CHECK_STR(chk.req, "DDP-6.2-02");
+	u[IW_DDP_OFF_RSVDULP] = iw_rdmap_ctrl(P()->rdmap_version, IW_OP_SEND); /* an untagged opcode */
+	CHECK(!iw_verify_ulpdu(P(), u, n, &m, &chk));
+	CHECK_STR(chk.req, "DDP-6.2-02");
+
+	n = untagged(u, IW_OP_SEND, 0, 1, 0, true, "ok");
+	CHECK(iw_verify_ulpdu(P(), u, n, &m, &chk));
+	CHECK_EQ(chk.nrules, 1);
+	CHECK_STR(chk.rules[0], "DDP-6.3-01");
+	CHECK(!iw_verify_ulpdu(P(), u, IW_DDP_UNTAGGED_HDR_LEN - 1, &m, &chk));
+	CHECK_STR(chk.req, "DDP-6.3-01");
+	u[IW_DDP_OFF_RSVDULP] = iw_rdmap_ctrl(P()->rdmap_version + 1, IW_OP_SEND);
+	CHECK(!iw_verify_ulpdu(P(), u, n, &m, &chk));
+	CHECK_STR(chk.req, "RFC5040-4.1");
+	CHECK(!iw_verify_ulpdu(P(), u, 0, &m, &chk));
+	CHECK_EQ(chk.nrules, 0);
+}
+
+/* A DUT marker inside an FPDU, refused by the length chain: with its halves swapped (FPDUPTR
+ * 0, the distance in RESERVED) the sender broke the marker format (MPA-4.1-01); with a wrong
+ * FPDUPTR, the FPDUPTR rule (MPA-5.1-03). The CRC is recomputed, so only the marker is wrong. */
+TEST(verify_marker_format_and_fpduptr_refusals)
+{
+	static uint8_t u[700], out[800];
+	size_t ul = untagged(u, IW_OP_SEND, 0, 1, 0, true, "");
+	memset(u + ul, 0x5a, 600);
+	ul += 600;
+	iw_mpa_tx tx;
+	iw_mpa_tx_init(&tx, P(), true, true);
+	size_t n;
+	CHECK_EQ(iw_mpa_tx_fpdu(&tx, u, ul, NULL, 0, NULL, out, sizeof out, &n, NULL), IW_OK);
+	for (int variant = 0; variant < 3; variant++) {
+		static uint8_t w[800];
+		memcpy(w, out, n);
+		if (variant == 1) { /* RESERVED 0x0200, FPDUPTR 0 */
+			w[512] = w[514];
+			w[513] = w[515];
+			w[514] = w[515] = 0;
+		} else if (variant == 2) {
+			w[515] ^= 0x04; /* FPDUPTR 4 off */
+		}
+		uint32_t crc = iw_crc32c(w, n - 4);
+		for (int k = 0; k < 4; k++)
+			w[n - 4 + (size_t)k] = (uint8_t)(crc >> (8 * k));
+		static iw_mpa_rx rx;
+		iw_mpa_rx_init(&rx, P(), true, true);
+		iw_violation v;
+		memset(&v, 0, sizeof v);
+		iw_fpdu fp;
+		iw_check chk;
+		size_t used;
+		enum iw_rx_status st = iw_mpa_rx_push(&rx, w, n, &used, &fp, &v);
+		if (variant == 0) {
+			CHECK_EQ(st, IW_RX_FPDU);
+			CHECK_EQ(fp.nmarkers, 2);
+			CHECK(iw_verify_fpdu(&fp, &chk));
+			bool listed = false;
+			for (size_t i = 0; i < chk.nrules; i++)
+				listed |= !strcmp(chk.rules[i], "MPA-4.1-01");
+			CHECK(listed);
+			continue;
+		}
+		CHECK_EQ(st, IW_RX_ERROR);
+		CHECK_STR(iw_verify_stream_req(&v, &fp), variant == 1 ? "MPA-4.1-01" : "MPA-5.1-03");
+	}
+	/* The engine's own swapped-marker defect (iw_fpdu_mods.marker_swapped, the mutant
+	 * marker-halves-swapped's) comes out the same way. */
+	iw_fpdu_mods mods;
+	memset(&mods, 0, sizeof mods);
+	mods.marker_swapped = true;
+	iw_mpa_tx_init(&tx, P(), true, true);
+	CHECK_EQ(iw_mpa_tx_fpdu(&tx, u, ul, NULL, 0, &mods, out, sizeof out, &n, NULL), IW_OK);
+	static iw_mpa_rx rx2;
+	iw_mpa_rx_init(&rx2, P(), true, true);
+	iw_violation v2;
+	memset(&v2, 0, sizeof v2);
+	iw_fpdu fp2;
+	size_t used2;
+	CHECK_EQ(iw_mpa_rx_push(&rx2, out, n, &used2, &fp2, &v2), IW_RX_ERROR);
+	CHECK_STR(iw_verify_stream_req(&v2, &fp2), "MPA-4.1-01");
 }

@@ -47,6 +47,13 @@ static bool first_segment(iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 	const iw_ddp_hdr *h = &m->ddp;
 	if (!h->tagged && h->qn < 4) {
 		uint32_t want = s->next_msn[h->qn];
+		/* The queue's previous message ended with its L=1 segment: one more segment of it came
+		 * after the L=1 one (DDP-6.1-05), not a new message with a wrong MSN. */
+		if (want > 1)
+			applied(out, "DDP-6.1-05");
+		if (want > 1 && h->msn == want - 1)
+			return broken(out, "DDP-6.1-05", "the DUT's %s on QN %u carries MSN %u, of a message that "
+				      "already ended with its L=1 segment", iw_rdmap_op(m->opcode)->name, h->qn, h->msn);
 		applied(out, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08");
 		if (h->msn != want)
 			return broken(out, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08",
@@ -62,6 +69,28 @@ static bool first_segment(iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 	return true;
 }
 
+bool iw_verify_ulpdu(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_rdmap_msg *m, iw_check *out)
+{
+	iw_violation v;
+	out->nrules = 0;
+	bool ok = iw_rdmap_parse(p, ulpdu, len, m, &v);
+	/* The T bit says which header the sender meant; an empty ULPDU has none to judge. */
+	bool tagged = ok ? m->ddp.tagged : len > 0 && iw_ddp_octets_tagged(ulpdu);
+	if (len > 0)
+		applied(out, tagged ? "DDP-6.2-01" : "DDP-6.3-01");
+	bool hdr_whole = ok || len >= iw_ddp_hdr_len(tagged);
+	if (tagged && hdr_whole)
+		applied(out, "DDP-6.2-02");
+	if (ok)
+		return true;
+	const char *req = v.req;
+	if (len > 0 && !hdr_whole)
+		req = tagged ? "DDP-6.2-01" : "DDP-6.3-01";
+	else if (tagged && v.layer == IW_LAYER_RDMAP)
+		req = "DDP-6.2-02"; /* RV or opcode: the RsvdULP octet is not RDMAP's control octet */
+	return broken(out, req, "%s", v.detail);
+}
+
 static bool next_segment(const iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 {
 	const iw_ddp_hdr *h = &m->ddp, *f = &s->first;
@@ -73,6 +102,14 @@ static bool next_segment(const iw_source *s, const iw_rdmap_msg *m, iw_check *ou
 		applied(out, "DDP-6.2-08");
 		if (h->stag != f->stag)
 			return broken(out, "DDP-6.2-08", "STag changed within a message (0x%x then 0x%x)", f->stag, h->stag);
+		/* An L=1 segment beyond the octets so far: it was posted before segments of its message
+		 * that carry octets before it (DDP-6.1-05), not merely a wrong TO. */
+		if (h->last)
+			applied(out, "DDP-6.1-05");
+		if (h->last && h->to > f->to + s->len)
+			return broken(out, "DDP-6.1-05", "the DUT's L=1 segment (TO 0x%llx) came before the segments carrying "
+				      "the octets from TO 0x%llx on", (unsigned long long)h->to,
+				      (unsigned long long)(f->to + s->len));
 		applied(out, "DDP-7.2-07");
 		if (h->to != f->to + s->len)
 			return broken(out, "DDP-7.2-07", "segment TO 0x%llx, expected initial TO + %zu = 0x%llx",
@@ -107,11 +144,28 @@ bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m,
 	if (!(s->in_msg ? next_segment(s, m, out) : first_segment(s, m, out)))
 		return false;
 	size_t before = s->in_msg ? s->len : 0, nseg = s->in_msg ? s->nseg : 0;
+	/* An L=1 segment beyond the octets so far was posted before segments carrying octets
+	 * before it (DDP-6.1-05), not merely given a wrong MO. */
+	if (!h->tagged && h->last && s->in_msg)
+		applied(out, "DDP-6.1-05");
+	if (!h->tagged && h->last && s->in_msg && h->mo > before)
+		return broken(out, "DDP-6.1-05", "the DUT's L=1 segment (MO %u) came before the segments carrying octets "
+			      "%zu to %u of its message", h->mo, before, h->mo);
 	if (!h->tagged)
 		applied(out, "DDP-7.2-05");
 	if (!h->tagged && h->mo != before)
 		return broken(out, "DDP-7.2-05", "segment %zu has MO %u, expected %zu (the octets before it)", nseg + 1,
 			      h->mo, before);
+	/* MULPDU never goes below 128, however little room packed FPDUs leave (MPA-5.3.2-06) or
+	 * however small the EMSS (MPA-5.3.2-05): only a message's last segment may be shorter. */
+	size_t ulpdu = m->hdr_len + m->payload_len;
+	const char *floor_req = s->emss_tiny ? "MPA-5.3.2-05" : "MPA-5.3.2-06";
+	if (!h->last)
+		applied(out, floor_req);
+	if (!h->last && ulpdu < IW_MPA_MULPDU_MIN)
+		return broken(out, floor_req, "segment %zu of the DUT's %s is a ULPDU of %zu octets without L=1: "
+			      "MULPDU never goes below %u, only a message's last segment may be shorter", nseg + 1,
+			      iw_rdmap_op(m->opcode)->name, ulpdu, IW_MPA_MULPDU_MIN);
 	if (!s->in_msg) {
 		if (!h->tagged && h->qn < 4)
 			s->next_msn[h->qn]++;

@@ -28,8 +28,10 @@ bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out)
 	 * the sender's rules already (a refusal is iw_verify_stream_req's). */
 	if (fp->crc_checked)
 		applied(out, "MPA-5.2-11");
-	if (fp->nmarkers)
+	if (fp->nmarkers) {
 		applied(out, "MPA-5.1-03");
+		applied(out, "MPA-4.1-01"); /* a swapped marker would have been refused (iw_verify_stream_req) */
+	}
 	if (fp->pad_len)
 		applied(out, "MPA-4-02");
 	if (fp->notes & IW_NOTE_PAD_NONZERO)
@@ -58,8 +60,25 @@ bool iw_verify_ulpdu_size(const iw_fpdu *fp, iw_check *out)
 	return true;
 }
 
-const char *iw_verify_stream_req(const iw_violation *err)
+/* A marker the length chain disagrees with whose halves are the wrong way round: FPDUPTR 0 where
+ * the distance back to the FPDU start was due, and that distance in the RESERVED half. The
+ * sender did not keep the marker format (RESERVED, then FPDUPTR: MPA-4.1-01). */
+static bool marker_swapped(const iw_fpdu *fp)
+{
+	for (size_t i = 0; fp && i < fp->nmarkers; i++) {
+		const iw_marker_seen *m = &fp->markers[i];
+		uint16_t want = (uint16_t)(m->pos - fp->start);
+		if ((m->fpduptr & IW_MPA_FPDUPTR_MASK) == want)
+			continue;
+		return want != 0 && m->fpduptr == 0 && m->reserved == want;
+	}
+	return false;
+}
+
+const char *iw_verify_stream_req(const iw_violation *err, const iw_fpdu *fp)
 {
 	/* The decoder speaks for a receiver; what the DUT broke is the sender's rule. */
-	return err->ecode == IW_MPA_E_CRC ? "MPA-5.2-11" : err->ecode == IW_MPA_E_MARKER ? "MPA-5.1-03" : err->req;
+	if (err->ecode == IW_MPA_E_MARKER)
+		return marker_swapped(fp) ? "MPA-4.1-01" : "MPA-5.1-03";
+	return err->ecode == IW_MPA_E_CRC ? "MPA-5.2-11" : err->req;
 }

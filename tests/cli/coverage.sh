@@ -3,8 +3,10 @@
 # suite judges on the wire against the built-in DUT (results.json summary.coverage.judged, run
 # with --profile all) may not drop below the committed floor tests/coverage-floor.txt. When it
 # does, the requirements of tests/coverage-judged.txt no longer judged are named. When it rises,
-# the script says how to commit the new floor and list. $IWSPEC names the binary (default
-# build/iwspec). Ends with "N passed, N failed".
+# the script says how to commit the new floor and list. And every wire-observable MUST is covered:
+# cited by a case header, judged on the wire, or listed with its reason in cases/untestable.md
+# (summary.coverage.uncovered is 0; the uncovered ones are named from report.html's coverage
+# table). $IWSPEC names the binary (default build/iwspec). Ends with "N passed, N failed".
 IWSPEC=${IWSPEC:-build/iwspec}
 here=$(dirname "$0")
 FLOOR=$here/../coverage-floor.txt
@@ -25,7 +27,7 @@ esac
 [ "$floor" -eq "$(grep -c . "$LIST")" ] && ok ||
 	bad "$FLOOR ($floor) and $LIST ($(grep -c . "$LIST") ids) disagree: regenerate both (below)"
 
-"$IWSPEC" run --profile all --no-progress --report "$tmp/r" >"$tmp/out" 2>&1
+"$IWSPEC" run --profile all --no-progress --html --report "$tmp/r" >"$tmp/out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] && ok || { bad "the suite against the built-in DUT exits $rc"; sed 's/^/    /' "$tmp/out" | tail -20 >&2; }
 J=$tmp/r/results.json
@@ -48,9 +50,19 @@ if [ -n "$lost" ]; then
 	bad "no longer judged on the wire (in $LIST):" $lost
 fi
 [ -z "$lost" ] && ok
+# Every wire MUST covered: a case, a per-frame rule, or a reason in cases/untestable.md.
+uncovered=$(jq '.summary.coverage.uncovered' "$J")
+if [ "$uncovered" = 0 ]; then
+	ok
+else
+	ids=$(grep 'class="gap">uncovered' "$tmp/r/report.html" 2>/dev/null | sed -n 's/.*<tr id="req-\([^"]*\)">.*/\1/p')
+	bad "$uncovered wire MUSTs neither cited by a case, judged on the wire, nor listed in cases/untestable.md:" $ids
+fi
+[ "$(jq '.summary.coverage.untestable_list' "$J")" != null ] && ok ||
+	bad "results.json names no untestable list: cases/untestable.md was not found beside the cases"
 if [ -n "$new" ] || [ "$judged" -gt "$floor" ]; then
 	echo "coverage: $judged wire MUSTs judged, the floor is $floor; newly judged:" $new
 	echo "  $how"
 fi
-echo "coverage: $pass passed, $failn failed ($judged wire MUSTs judged on the wire, floor $floor)"
+echo "coverage: $pass passed, $failn failed ($judged wire MUSTs judged on the wire, floor $floor; $uncovered uncovered)"
 [ $failn -eq 0 ]
