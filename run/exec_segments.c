@@ -43,7 +43,15 @@ bool ex_seg_collect(ctx *x, const uint8_t *b, size_t n, bool *taken)
 {
 	seg_plan *g = &x->seg;
 	*taken = false;
-	if (!g->line || g->left <= 0)
+	if (!g->line)
+		return true;
+	/* The plan is complete but its `segment` steps have not come: a send made more FPDUs than
+	 * `fpdus=` says (a mulpdu= message), and this one would overtake the plan. */
+	if (g->left <= 0 && !g->nsteps)
+		return ex_herror(x, "`segments fpdus=%zu` (line %d): the sends after it make more FPDUs than that: "
+				 "write fpdus= with the count of FPDUs (a message cut by mulpdu= makes several)",
+				 g->nfpdu, g->line);
+	if (g->left <= 0)
 		return true;
 	if (g->len + n > g->cap) {
 		size_t cap = g->cap ? g->cap : 4096;
@@ -69,7 +77,10 @@ bool ex_seg_collect(ctx *x, const uint8_t *b, size_t n, bool *taken)
 bool ex_act_segment(ctx *x, const iw_step *s)
 {
 	seg_plan *g = &x->seg;
-	if (!g->line || g->left > 0 || g->nsteps >= IW_CASE_MAX_STEPS)
+	if (g->line && g->left > 0)
+		return ex_herror(x, "line %d: `segments fpdus=%zu` (line %d) collected %zu FPDUs from the sends before "
+				 "this step: write fpdus=%zu", s->line, g->nfpdu + (size_t)g->left, g->line, g->nfpdu, g->nfpdu);
+	if (!g->line || g->nsteps >= IW_CASE_MAX_STEPS)
 		return ex_herror(x, "line %d: segment %s without the sends of a `segments` step before it", s->line, s->word);
 	iw_raw_step *st = &g->steps[g->nsteps];
 	memset(st, 0, sizeof *st);
@@ -125,11 +136,14 @@ bool ex_seg_flush(ctx *x)
 		(unsigned long long)st.segs_sent, (unsigned long long)st.dupacks, (unsigned long long)st.drops_resent);
 	if (rc == IW_OK)
 		return true;
-	if (rc == IW_EINVAL || rc == IW_ENOSPC || rc == IW_ESTATE)
-		return ex_herror(x, "line %d: the segment plan cannot be sent: %s", line, e.msg);
-	/* The DUT reset, or never acknowledged what the plan needs: its expectations judge that. */
-	if (rc == IW_RAW_ERESET)
+	/* The DUT reset: its expectations judge that. */
+	if (rc == IW_RAW_ERESET) {
 		h->rst = true;
-	ex_note(x, "the segment plan (line %d) ended early: %s", line, e.msg);
-	return true;
+		ex_note(x, "the segment plan (line %d) ended early: %s", line, e.msg);
+		return true;
+	}
+	/* A plan that cannot be sent, or a DUT whose TCP never gave the ACKs it waits for (the
+	 * duplicate ACKs of RFC 5681 are a SHOULD of TCP, not of MPA): nothing MPA did is judged. */
+	return ex_herror(x, "line %d: the segment plan %s: %s", line,
+			 rc == IW_RAW_ETIMEDOUT ? "did not complete within the case timeout" : "cannot be sent", e.msg);
 }

@@ -108,7 +108,7 @@ TEST(case_segments_err_arguments)
 	snprintf(buf, sizeof buf, "%ssegment send fpdu=0 len=0\n", pre);
 	FAILS(buf, "t.iwt:9: ", "len");
 	snprintf(buf, sizeof buf, "%ssegment send fpdu=1\n", pre);
-	FAILS(buf, "t.iwt:9: ", "fpdu=1, but `segments` (line 7) collects 1 send(s): fpdu=0..0");
+	FAILS(buf, "t.iwt:9: ", "fpdu=1, but `segments` (line 7) collects 1 FPDU(s): fpdu=0..0");
 	snprintf(buf, sizeof buf, "%ssegment send fpdu=0 colour=red\n", pre);
 	FAILS(buf, "t.iwt:9: ", "colour");
 }
@@ -117,15 +117,25 @@ TEST(case_segments_err_order)
 {
 	FAILS("segment send fpdu=0\n", "t.iwt:7: segment send: ", "no `segments fpdus=N` before it: write `segments fpdus=1`");
 	FAILS("segments fpdus=2\nsend send size=10\nsegment send fpdu=0\n", "t.iwt:9: ",
-	      "`segments fpdus=2` (line 7) collects 2 sends, but this step comes after 1");
+	      "`segments fpdus=2` (line 7) collects 2 FPDUs, but this step comes after 1");
 	FAILS("segments fpdus=2\nsend send size=10\n", "t.iwt:7: ", "but the end of the case comes after 1");
 	FAILS("segments fpdus=1\nsend send size=10\nexpect send size=10\n", "t.iwt:9: ",
 	      "the octets `segments` (line 7) collects are never sent: add `segment` steps");
 	FAILS("segments fpdus=1\nsend send size=10\n", "t.iwt:7: ", "are never sent");
-	FAILS("segments fpdus=1\nsegments fpdus=1\n", "t.iwt:8: ", "collects 1 sends, but this step comes after 0");
+	FAILS("segments fpdus=1\nsegments fpdus=1\n", "t.iwt:8: ", "collects 1 FPDUs, but this step comes after 0");
 	/* a plan ends at the first other step: a later `segment` needs its own `segments` */
 	FAILS("segments fpdus=1\nsend send size=10\nsegment send fpdu=0\nexpect send size=10\nsegment send fpdu=0\n",
 	      "t.iwt:11: ", "no `segments fpdus=N` before it");
+	/* a message cut by mulpdu= makes several FPDUs: fewer send steps are fine (the run counts) */
+	const char *multi = "segments fpdus=3\nsend write to=0 size=1500 mulpdu=514\nsegment send fpdu=2\n"
+			    "segment send off=0 len=600\n";
+	const char *mt = with_hdr(multi);
+	iw_case *mc = NULL;
+	iw_err me;
+	CHECK_EQ(iw_case_parse(mt, strlen(mt), "t.iwt", &mc, &me), 0);
+	iw_case_free(mc);
+	FAILS("segments fpdus=3\nsend write to=0 size=1500 mulpdu=514\nsend send size=1\nsend send size=1\n"
+	      "send send size=1\n", "t.iwt:11: ", "are never sent");
 	/* two plans one after the other are fine */
 	const char *ok = "segments fpdus=1\nsend send size=10\nsegment send fpdu=0\n"
 			 "segments fpdus=1\nsend raw x\"00\"\nsegment send off=0 len=1\n";
