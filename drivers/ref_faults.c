@@ -174,6 +174,11 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_SEND_SE_INV_UNCHECKED] = { "send-se-inv-unchecked", "RFC5040-5.3",
 		"takes a Send with SE and Invalidate (opcode 0x6) as a Send with SE, whatever STag it names (the plain "
 		"Send with Invalidate is checked)", "rdmap", NULL },
+	[IW_MUTANT_RESYNC_ON_READ] = { "resync-on-read", "MPA-5.4.1-01",
+		"frames by read boundaries after a stall: when a short read ends inside an FPDU and the next read "
+		"comes 15 ms later or after a TCP hole (out-of-order segments: a held, lost or re-cut segment), it "
+		"drops the partial FPDU and takes the next read to begin a new one",
+		"framing", NULL },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)
