@@ -45,9 +45,10 @@ static int sock_send(hconn *h, const uint8_t *b, size_t n, size_t *sent, int tim
 		return EX_IO_OK;
 	}
 	if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-		/* The DUT does not read: wait for room, at most the timeout. */
+		/* The DUT does not read: wait for room, at most the timeout and at most 100 ms, so the
+		 * caller sees SIGINT/SIGTERM promptly (interrupt.h). */
 		struct pollfd pfd = {.fd = h->fd, .events = POLLOUT};
-		poll(&pfd, 1, timeout_ms);
+		poll(&pfd, 1, timeout_ms < 100 ? timeout_ms : 100);
 		return EX_IO_AGAIN;
 	}
 	int err = w < 0 ? errno : EPIPE;

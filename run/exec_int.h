@@ -71,7 +71,8 @@ typedef struct ex_conn_ops {
 	const char *name;           /* "socket", "raw" */
 	/* At most cap octets of the DUT's stream, waiting at most timeout_ms for the first. */
 	int (*recv)(hconn *h, uint8_t *buf, size_t cap, size_t *got, int timeout_ms, iw_err *e);
-	/* Some of b's n octets (*sent); EX_IO_AGAIN when the DUT's window stayed shut for timeout_ms. */
+	/* Some of b's n octets (*sent); EX_IO_AGAIN when the DUT's window stayed shut (the socket
+	 * waits at most 100 ms of timeout_ms, so the caller sees an interrupt; the raw path all of it). */
 	int (*send)(hconn *h, const uint8_t *b, size_t n, size_t *sent, int timeout_ms, iw_err *e);
 	void (*shutdown)(hconn *h); /* FIN after the last octet; the DUT's octets stay readable */
 	void (*reset)(hconn *h);    /* RST, then let go */
