@@ -77,6 +77,14 @@ int ex_raw_open(ctx *x, hconn *h, int64_t timeout_ms, int mss, iw_err *e)
 			"there (raw_link %s:%s)", d->raw_netns, d->raw_ifname);
 		return EX_RAW_JUDGED;
 	}
+	/* One TAP descriptor, one connection: a second one while the case holds one (a liveness
+	 * probe, a second `startup`) cannot be opened here, which is the path's limit, not the DUT's. */
+	for (int i = 0; i < x->nconns; i++)
+		if (&x->conns[i] != h && x->conns[i].io == &ex_conn_raw) {
+			ex_skip(x, "the raw segment path takes one connection at a time (one TAP), and this case opens "
+				"another while connection %d is open", x->conns[i].no);
+			return EX_RAW_JUDGED;
+		}
 	char host[IW_NET_HOST_MAX];
 	uint16_t port = 0;
 	iw_raw_opts o;
