@@ -115,6 +115,23 @@ void iw_pcap_writer_free(iw_pcap_writer *w)
 	free(w);
 }
 
+int iw_pcap_writer_frame(iw_pcap_writer *w, const uint8_t *frame, size_t len, iw_err *e)
+{
+	if (!w->dump)
+		return iw_errf(e, -1, "the capture is already finished");
+	if (!frame || !len || len > 65535)
+		return iw_errf(e, -1, "a frame of %zu octets cannot be captured (1 to 65535)", len);
+	struct pcap_pkthdr h;
+	memset(&h, 0, sizeof h);
+	h.ts.tv_sec = (time_t)(w->ts_usec / 1000000u);
+	h.ts.tv_usec = (suseconds_t)(w->ts_usec % 1000000u);
+	h.caplen = h.len = (bpf_u_int32)len;
+	pcap_dump((u_char *)w->dump, &h, frame);
+	w->ts_usec += w->step_usec;
+	w->frames++;
+	return 0;
+}
+
 /* Closes the dumper so the image is complete; the writer keeps the image. */
 static int finish(iw_pcap_writer *w, iw_err *e)
 {

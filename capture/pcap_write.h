@@ -82,6 +82,11 @@ int iw_pcap_writer_take(iw_pcap_writer *w, uint8_t **out, size_t *len, iw_err *e
 /* Frees w without writing anything. */
 void iw_pcap_writer_free(iw_pcap_writer *w);
 
+/* One frame as captured (an Ethernet frame on an ETHERNET writer), at the writer's time: a
+ * capture of segments the harness really sent and received (the raw segment path, rawtcp/),
+ * not synthesized. Frames above 65535 octets are refused. */
+int iw_pcap_writer_frame(iw_pcap_writer *w, const uint8_t *frame, size_t len, iw_err *e);
+
 /* Opens a connection: writes SYN (with the MSS option), SYN-ACK and ACK. The connection
  * belongs to w (freed with it). NULL on error. */
 iw_pcap_tcp *iw_pcap_tcp_open(iw_pcap_writer *w, const iw_pcap_tcp_params *p, iw_err *e);

@@ -59,6 +59,9 @@ enum iw_step_kind {
 	IW_STEP_USE,                /* make connection N (1 = the case's first) the current one */
 	IW_STEP_STARTUP,            /* a new connection taken to full operation: frames (by role and profile),
 	                             * the reflector's greeting and one echoed Send */
+	IW_STEP_SEGMENTS,           /* the next N sends are collected, not written: the stream of a segment plan */
+	IW_STEP_SEGMENT,            /* one step of that plan (word: send, hold, release, drop, wait-dupacks),
+	                             * sent over the raw segment path before the next step of another kind */
 	/* expectations */
 	IW_EXPECT_REQUEST,          /* a Request frame arrives, matching field patterns */
 	IW_EXPECT_REPLY,            /* a Reply frame arrives, matching field patterns */
@@ -105,7 +108,8 @@ struct iw_step {
 	/* Kind-specific word: the second word of two-word steps as written ("request", "reply",
 	 * "raw", the FPDU message "send", "write", ... for SEND_FPDU and EXPECT_FPDU, "terminate",
 	 * "silence", "alive", "one-of", "as-model", "close" for measure close); for expect close
-	 * the how= value ("fin", "rst", or "any" when not given); "none" for `split none`;
+	 * the how= value ("fin", "rst", or "any" when not given); "none" for `split none`; the
+	 * operation of a `segment` step ("send", "hold", "release", "drop", "wait-dupacks");
 	 * empty for the one-word steps. */
 	char word[24];
 	size_t nargs;

@@ -59,6 +59,8 @@ const char *iw_step_name(enum iw_step_kind k)
 	case IW_STEP_RESET: return "reset";
 	case IW_STEP_USE: return "use";
 	case IW_STEP_STARTUP: return "startup";
+	case IW_STEP_SEGMENTS: return "segments";
+	case IW_STEP_SEGMENT: return "segment";
 	case IW_EXPECT_REQUEST: return "expect request";
 	case IW_EXPECT_REPLY: return "expect reply";
 	case IW_EXPECT_FPDU: return "expect fpdu";
@@ -86,6 +88,8 @@ const char *iw_step_label(const iw_step *s, char *buf, size_t cap)
 		snprintf(buf, cap, "send %s", s->word);
 	else if (s->kind == IW_EXPECT_FPDU)
 		snprintf(buf, cap, "expect %s", s->word);
+	else if (s->kind == IW_STEP_SEGMENT)
+		snprintf(buf, cap, "segment %s", s->word);
 	else if (s->kind == IW_STEP_SPLIT && strcmp(s->word, "none") == 0)
 		snprintf(buf, cap, "split none");
 	else

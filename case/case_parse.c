@@ -17,6 +17,70 @@
 
 #define DEFAULT_TIMEOUT_MS 10000
 
+static bool is_send(enum iw_step_kind k)
+{
+	return k == IW_STEP_SEND_REQUEST || k == IW_STEP_SEND_REPLY || k == IW_STEP_SEND_FPDU || k == IW_STEP_SEND_RAW;
+}
+
+/* A send step that may make several FPDUs (a message cut by mulpdu=, segments chosen by order=). */
+static bool multi_fpdu(const iw_step *st)
+{
+	return st->kind == IW_STEP_SEND_FPDU && (iw_step_arg(st, "mulpdu") || iw_step_arg(st, "order"));
+}
+
+/* `segments fpdus=N` is followed by the sends that make those N FPDUs (collected, not written),
+ * then the `segment` steps that send their octets; the executor runs that plan before the next
+ * step and checks the count of FPDUs a mulpdu= send makes. */
+static int check_segments(parser *p)
+{
+	const iw_case *c = p->c;
+	int open_line = 0;
+	int64_t want = 0, got = 0;
+	bool multi = false;
+	size_t nseg = 0;
+	for (size_t i = 0; i <= c->nsteps; i++) {
+		const iw_step *st = i < c->nsteps ? &c->steps[i] : NULL;
+		p->line = st ? st->line : open_line;
+		if (st)
+			iw_step_label(st, p->ctx, sizeof p->ctx);
+		else
+			snprintf(p->ctx, sizeof p->ctx, "segments");
+		bool collecting = open_line && nseg == 0 && got < want;
+		if (collecting && !(st && is_send(st->kind)) && (got == 0 || !multi))
+			return cp_err(p, "`segments fpdus=%lld` (line %d) collects %lld FPDUs, but %s comes after %lld: "
+				      "write the sends first, then the `segment` steps", (long long)want, open_line,
+				      (long long)want, st ? "this step" : "the end of the case", (long long)got);
+		if (open_line && nseg == 0 && (got == want || (multi && got)) && !(st && (st->kind == IW_STEP_SEGMENT ||
+		    (is_send(st->kind) && got < want))))
+			return cp_err(p, "the octets `segments` (line %d) collects are never sent: add `segment` steps after "
+				      "its %lld FPDU(s), e.g. `segment send fpdu=0`", open_line, (long long)want);
+		if (!st)
+			break;
+		if (st->kind == IW_STEP_SEGMENTS) {
+			open_line = st->line;
+			want = iw_step_arg(st, "fpdus")->i;
+			got = 0;
+			nseg = 0;
+			multi = false;
+		} else if (open_line && nseg == 0 && got < want && is_send(st->kind)) {
+			got++;
+			multi |= multi_fpdu(st);
+		} else if (st->kind == IW_STEP_SEGMENT) {
+			if (!open_line)
+				return cp_err(p, "no `segments fpdus=N` before it: write `segments fpdus=1`, then the send, "
+					      "then the `segment` steps");
+			const iw_arg *f = iw_step_arg(st, "fpdu");
+			if (f && f->i >= want)
+				return cp_err(p, "fpdu=%lld, but `segments` (line %d) collects %lld FPDU(s): fpdu=0..%lld",
+					      (long long)f->i, open_line, (long long)want, (long long)want - 1);
+			nseg++;
+		} else if (open_line && nseg) {
+			open_line = 0; /* the plan ran before this step */
+		}
+	}
+	return 0;
+}
+
 static int check_case(parser *p, unsigned seen)
 {
 	iw_case *c = p->c;
@@ -52,7 +116,7 @@ static int check_case(parser *p, unsigned seen)
 			return cp_err(p, "startup mss=: the harness advertises an MSS only on connections it opens "
 				       "(role: responder)");
 	}
-	return 0;
+	return check_segments(p);
 }
 
 static int parse_lines(parser *p, const char *text, size_t len)

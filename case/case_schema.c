@@ -196,6 +196,20 @@ static const iw_arg_spec connect_args[] = {
 	INT("mss", 88, 65535),
 };
 
+/* fpdus: how many sends (each step's octets, an FPDU or a frame) the plan's stream collects. */
+static const iw_arg_spec segments_args[] = {
+	{ "fpdus", T_I, NULL, 1, 16, 0, IW_SPEC_REQUIRED },
+};
+
+/* A segment of the collected stream: FPDU `fpdu` (the fpdu-th send collected, from 0), or
+ * octets [off, off+len) of the stream, or of that FPDU when both are given. */
+static const iw_arg_spec segment_args[] = {
+	INT("fpdu", 0, 15),
+	INT("off", 0, 1 << 24),
+	INT("len", 1, 65535),
+	INT("dupacks", 1, 64),
+};
+
 static const iw_arg_spec within_args[] = {
 	DUR("within"),
 };
@@ -216,6 +230,8 @@ static const iw_step_schema schemas[IW_STEP_KIND_COUNT] = {
 	[IW_STEP_RESET] = { IW_STEP_RESET, "reset", false, NOARGS, NULL, NULL },
 	[IW_STEP_USE] = { IW_STEP_USE, "use", false, ARGS(use_args), "conn", NULL },
 	[IW_STEP_STARTUP] = { IW_STEP_STARTUP, "startup", false, ARGS(startup_args), NULL, NULL },
+	[IW_STEP_SEGMENTS] = { IW_STEP_SEGMENTS, "segments", false, ARGS(segments_args), NULL, NULL },
+	[IW_STEP_SEGMENT] = { IW_STEP_SEGMENT, "segment <op>", false, ARGS(segment_args), "dupacks", NULL },
 	[IW_EXPECT_REQUEST] = { IW_EXPECT_REQUEST, "expect request", true, ARGS(expect_frame_args), NULL, NULL },
 	[IW_EXPECT_REPLY] = { IW_EXPECT_REPLY, "expect reply", true, ARGS(expect_frame_args), NULL, NULL },
 	[IW_EXPECT_FPDU] = { IW_EXPECT_FPDU, "expect <msg>", true, ARGS(expect_fpdu_args), NULL, NULL },
@@ -361,6 +377,34 @@ bool iw_schema_check_step(const iw_step *s, char *msg, size_t cap)
 			return false;
 		}
 		break;
+	case IW_STEP_SEGMENT: {
+		bool release = !strcmp(s->word, "release"), wait = !strcmp(s->word, "wait-dupacks");
+		bool drop = !strcmp(s->word, "drop");
+		if ((release || wait) && (has(s, "fpdu") || has(s, "off") || has(s, "len"))) {
+			snprintf(msg, cap, "`segment %s` names no octets (%s): remove fpdu, off and len", s->word,
+				 release ? "it sends the oldest held segment" : "it waits for the DUT's duplicate ACKs");
+			return false;
+		}
+		if (release && has(s, "dupacks")) {
+			snprintf(msg, cap, "`segment release` takes no arguments (it sends the oldest held segment)");
+			return false;
+		}
+		if (wait && !has(s, "dupacks")) {
+			snprintf(msg, cap, "missing how many duplicate ACKs: write `segment wait-dupacks 2` (or dupacks=2)");
+			return false;
+		}
+		if (!release && !wait && !drop && has(s, "dupacks")) {
+			snprintf(msg, cap, "dupacks goes with `segment drop` and `segment wait-dupacks`, not `segment %s`",
+				 s->word);
+			return false;
+		}
+		if (!release && !wait && !has(s, "fpdu") && !(has(s, "off") && has(s, "len"))) {
+			snprintf(msg, cap, "which octets? write fpdu=K (the K-th send collected, from 0), off=O len=L (of "
+				 "the collected stream), or fpdu=K off=O len=L (within FPDU K)");
+			return false;
+		}
+		break;
+	}
 	case IW_STEP_SPLIT:
 		if (strcmp(s->word, "none") == 0) {
 			if (s->nargs) {

@@ -12,6 +12,7 @@
 #include "case_schema.h"
 
 static const char expect_words[] = "request reply terminate close silence alive as-model one-of";
+static const char segment_ops[] = "send hold release drop wait-dupacks";
 
 /* The kind of `expect <w>`; -1 when w names no expectation. */
 static int expect_kind(const char *w, size_t n)
@@ -89,6 +90,20 @@ static int parse_step_name(parser *p, const char **pp, const char *end, iw_step 
 		kind = IW_STEP_CONNECT;
 	} else if (cp_word_is(w1, n1, "accept")) {
 		kind = IW_STEP_ACCEPT;
+	} else if (cp_word_is(w1, n1, "segments")) {
+		kind = IW_STEP_SEGMENTS;
+	} else if (cp_word_is(w1, n1, "segment")) {
+		const char *save = *pp;
+		n2 = cp_take_word(pp, end, &w2);
+		if (n2 == 0 || memchr(w2, '=', n2) || *w2 == '"') {
+			*pp = save;
+			return cp_err(p, "segment: missing what to do (%s), e.g. `segment send fpdu=1`", segment_ops);
+		}
+		if (!iw_schema_word_in(segment_ops, w2, n2)) {
+			cp_show(w2, n2, b2, sizeof b2);
+			return cp_err(p, "unknown step 'segment %s' (segment takes: %s)", b2, segment_ops);
+		}
+		kind = IW_STEP_SEGMENT;
 	} else if (cp_word_is(w1, n1, "split")) {
 		kind = IW_STEP_SPLIT;
 	} else if (cp_word_is(w1, n1, "sleep")) {
@@ -102,8 +117,8 @@ static int parse_step_name(parser *p, const char **pp, const char *end, iw_step 
 	} else if (cp_word_is(w1, n1, "startup")) {
 		kind = IW_STEP_STARTUP;
 	} else {
-		return cp_err(p, "unknown step '%s' (steps: connect, accept, startup, send ..., split, sleep, close, reset, "
-			      "use, expect ..., measure close)", b);
+		return cp_err(p, "unknown step '%s' (steps: connect, accept, startup, send ..., split, segments, segment ..., "
+			      "sleep, close, reset, use, expect ..., measure close)", b);
 	}
 	st->kind = (enum iw_step_kind)kind;
 	if (w2 && n2 < sizeof st->word) {

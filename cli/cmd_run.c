@@ -65,6 +65,9 @@ static void usage(FILE *f)
 		"  --expect FILE      compare every verdict with a baseline (CASE-ID[@PROFILE] VERDICT [: reason]\n"
 		"                     per line); any difference, either way, makes the exit status 1\n"
 		"  --write-expect FILE  write this run's verdicts as a baseline\n"
+		"  --raw-link NETNS:IFNAME  connect to a tcp: DUT over the raw segment path: the harness's own TCP\n"
+		"                     through the TAP device IFNAME in namespace NETNS (docs/raw-segments.md);\n"
+		"                     cases with `segments` steps need it and SKIP without it\n"
 		"  --keep-going       run every case even when the DUT cannot be reached; without it a tcp: DUT\n"
 		"                     gets one connection attempt before the first case (a refusal stops the\n"
 		"                     run at once, silence after connect_timeout), and a run whose first\n"
@@ -101,8 +104,10 @@ int cmd_run(int argc, char **argv)
 		{"html", no_argument, 0, 'H'},          {"pcap", no_argument, 0, 'P'},
 		{"expect", required_argument, 0, 'E'},  {"write-expect", required_argument, 0, 'W'},
 		{"jobs", required_argument, 0, 'j'},    {"help", no_argument, 0, 'h'},
-		{"keep-going", no_argument, 0, 'k'},    {0, 0, 0, 0},
+		{"keep-going", no_argument, 0, 'k'},    {"raw-link", required_argument, 0, 'R'},
+		{0, 0, 0, 0},
 	};
+	const char *raw_link = NULL;
 	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *select = NULL, *case_dir = NULL;
 	const char *report = "out/latest";
 	iw_run_outputs outs = {0};
@@ -154,6 +159,7 @@ int cmd_run(int argc, char **argv)
 		}
 		case 'n': progress = false; break;
 		case 'k': o.keep_going = true; break;
+		case 'R': raw_link = optarg; break;
 		case 'H': outs.html = true; break;
 		case 'P': outs.pcap = true; break;
 		case 'E': outs.expect = optarg; break;
@@ -184,6 +190,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (role && iw_dut_config_set(&o.dut, "role", role, &e))
 		return bad("%s", e.msg);
+	if (raw_link && iw_dut_config_set(&o.dut, "raw_link", raw_link, &e))
+		return bad("--raw-link: %s", e.msg);
+	if (o.dut.raw_ifname[0] && strncmp(o.dut.dut, "tcp:", 4))
+		return bad("the raw segment path (raw_link) needs a DUT given as tcp:A.B.C.D:PORT, not '%s'", o.dut.dut);
 	/* The built-in DUT plays whichever role a case needs unless a role was declared. */
 	o.role_fixed = o.dut.role_set || strncmp(o.dut.dut, "ref", 3) != 0;
 	iw_catalog cat;

@@ -16,11 +16,11 @@
 
 #define KNOWN_KEYS "dut, role, profile, mpa_revision, markers, crc, private_data_limit, reflector, reject, ulp, " \
 		   "connect_timeout, case_timeout, close_timeout, first_fpdu_delay, exec_host, disable, map, hostile, " \
-		   "mutant"
+		   "mutant, raw_link"
 
 enum key_id {
 	K_DUT, K_ROLE, K_PROFILE, K_MPA_REVISION, K_MARKERS, K_CRC, K_PD_LIMIT, K_REFLECTOR, K_REJECT,
-	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_ULP, K_COUNT
+	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_ULP, K_RAW_LINK, K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
@@ -31,7 +31,7 @@ static const char *const key_names[K_COUNT] = {
 	[K_FIRST_FPDU_DELAY] = "first_fpdu_delay", [K_EXEC_HOST] = "exec_host",
 	[K_DISABLE] = "disable",
 	[K_MAP] = "map", [K_HOSTILE] = "hostile", [K_MUTANT] = "mutant",
-	[K_ULP] = "ulp",
+	[K_ULP] = "ulp", [K_RAW_LINK] = "raw_link",
 };
 
 /* Values that are free text (commands, reasons) keep a '#'; the others may end in a comment. */
@@ -336,6 +336,29 @@ static int set_ulp(iw_dut_config *c, const char *v, iw_err *e)
 	return IW_OK;
 }
 
+/* NETNS:IFNAME, the TAP device the raw segment path uses; "none" (or empty) turns it off. */
+static int set_raw_link(iw_dut_config *c, const char *v, iw_err *e)
+{
+	c->raw_netns[0] = c->raw_ifname[0] = '\0';
+	if (!*v || !strcmp(v, "none"))
+		return IW_OK;
+	const char *colon = strchr(v, ':');
+	if (!colon)
+		return iw_errf(e, IW_EINVAL, "bad value '%s' for raw_link: write NETNS:IFNAME (the namespace holding "
+			       "the TAP device, e.g. iwspec-raw:iwraw0), or :IFNAME for the harness's own namespace", v);
+	size_t nl = (size_t)(colon - v), il = strlen(colon + 1);
+	if (nl >= sizeof c->raw_netns)
+		return iw_errf(e, IW_EINVAL, "bad value for raw_link: the namespace name is %zu characters, at most %zu",
+			       nl, sizeof c->raw_netns - 1);
+	if (il == 0 || il >= sizeof c->raw_ifname || strchr(colon + 1, '/') || strchr(colon + 1, ':'))
+		return iw_errf(e, IW_EINVAL, "bad value '%s' for raw_link: the interface name after ':' must be 1 to %zu "
+			       "characters without '/' or ':' (e.g. iwraw0)", v, sizeof c->raw_ifname - 1);
+	memcpy(c->raw_netns, v, nl);
+	c->raw_netns[nl] = '\0';
+	memcpy(c->raw_ifname, colon + 1, il + 1);
+	return IW_OK;
+}
+
 static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 {
 	const char *key = key_names[k];
@@ -441,6 +464,8 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 		snprintf(c->mutant, sizeof c->mutant, "%s", m == IW_MUTANT_NONE ? "" : iw_mutant_info(m)->name);
 		return IW_OK;
 	}
+	case K_RAW_LINK:
+		return set_raw_link(c, v, e);
 	default:
 		break;
 	}

@@ -17,6 +17,9 @@
  *         sends instead of the one the spec names, accepted and reported as a mapping)
  *   hostile = MODE            (ref only: a misbehaving built-in DUT, for robustness tests)
  *   mutant = NAME             (ref only: a built-in DUT with one requirement broken)
+ *   raw_link = NETNS:IFNAME   (tcp: DUTs: the harness's connections go over the raw segment
+ *                             path, rawtcp/, through the TAP device IFNAME in namespace NETNS
+ *                             (empty: the harness's own); docs/raw-segments.md)
  * Unknown keys and bad values are errors naming the file, line and the fix.
  */
 #ifndef IW_DUT_CONFIG_H
@@ -71,6 +74,8 @@ typedef struct iw_dut_config {
 	iw_code_map maps[IW_DUT_MAX_MAPS];
 	char hostile[32];           /* ref only: misbehaviour for robustness tests */
 	char mutant[48];            /* ref only: a fault breaking one requirement (self-validation) */
+	char raw_netns[64];         /* raw_link's namespace ("" = the harness's own) */
+	char raw_ifname[16];        /* raw_link's TAP device; "" = no raw segment path */
 	char source[256];           /* the file it came from, or "defaults" */
 } iw_dut_config;
 

@@ -67,6 +67,11 @@ void iw_net_close_fin(int fd, int64_t linger_ms);
 /* Closes with RST (SO_LINGER with a zero timeout). */
 void iw_net_reset(int fd);
 
+/* How many out-of-order segments the kernel's TCP has received on fd (TCP_INFO's
+ * tcpi_rcv_ooopack, Linux 5.4 and later): a hole the peer's TCP made and then filled.
+ * -1 when the kernel does not tell (net_tcpinfo.c). */
+int iw_net_tcp_ooo_packets(int fd, uint32_t *n);
+
 int iw_net_set_nonblock(int fd, bool on);
 void iw_net_nodelay(int fd);
 

@@ -138,9 +138,13 @@ bool rs_conn_readable(iw_ref_server *s, rconn *c, int64_t now)
 			}
 			return true;
 		}
+		c->fault.read_gap_ms = now - c->last_in_ms;
 		c->last_in_ms = now;
 		if (c->st != RC_OPEN)
 			return true; /* draining: discarded */
+		c->fault.read_short = (size_t)n < sizeof s->rbuf;
+		if (c->fault.mutant == IW_MUTANT_RESYNC_ON_READ)
+			(void)iw_net_tcp_ooo_packets(c->fd, &c->fault.ooo_packets);
 		for (size_t off = 0; off < (size_t)n && c->st == RC_OPEN;) {
 			uint8_t *chunk = s->rbuf + off;
 			size_t len = iw_fault_input_limit(&c->fault, (size_t)n - off);

@@ -127,6 +127,14 @@ static bool rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 void fs_reframe_input(iw_fault_conn *f, const uint8_t *data, size_t len)
 {
 	iw_reframe *r = f->rf_in;
+	/* resync-on-read (MPA-5.4.1-01): a receiver that takes the data arriving after a stall (15 ms
+	 * or more), or after its TCP had a hole (out-of-order segments), for an FPDU start. The
+	 * partial FPDU the short read before left is dropped and the decoder starts afresh here,
+	 * markers still where the stream position puts them. Data that arrives back to back (a
+	 * write cut into segments on loopback) is framed right: only a stall or a hole trips it. */
+	if (f->mutant == IW_MUTANT_RESYNC_ON_READ && f->short_partial && iw_mpa_rx_partial(&r->dec) &&
+	    (f->ooo_packets > 0 || f->read_gap_ms >= 15))
+		iw_mpa_rx_init_at(&r->dec, f->profile, r->dec.markers, r->dec.crc, r->dec.pos);
 	r->out_off = r->out_len = 0;
 	f->in_rewritten = true;
 	f->in_buf = r->out;
@@ -163,6 +171,7 @@ void fs_reframe_input(iw_fault_conn *f, const uint8_t *data, size_t len)
 			iw_mut_fed(f, r->out + from, r->out_len - from);
 	}
 	f->in_len = r->out_len;
+	f->short_partial = f->read_short && iw_mpa_rx_partial(&r->dec);
 }
 
 /* Frames one of our ULPDUs into r->out as the output mutant wants; false when it does not fit. */

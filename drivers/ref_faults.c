@@ -186,6 +186,11 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_TAGGED_RV_WRONG] = { "tagged-rv-wrong", "DDP-6.2-02",
 		"its tagged segments (Read Responses) carry RDMAP version 0 in their RsvdULP: the octet is not the "
 		"one RDMAP set", "rdmap", NULL },
+	[IW_MUTANT_RESYNC_ON_READ] = { "resync-on-read", "MPA-5.4.1-01",
+		"frames by read boundaries after a stall: when a short read ends inside an FPDU and the next read "
+		"comes 15 ms later or after a TCP hole (out-of-order segments: a held, lost or re-cut segment), it "
+		"drops the partial FPDU and takes the next read to begin a new one",
+		"framing", NULL },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)

@@ -109,6 +109,8 @@ enum iw_mutant {
 	IW_MUTANT_MARKER_HALVES_SWAPPED,
 	IW_MUTANT_MULPDU_BELOW_FLOOR,
 	IW_MUTANT_TAGGED_RV_WRONG,
+	/* Framing by read boundaries: caught by the raw segment path's cases (issue 16). */
+	IW_MUTANT_RESYNC_ON_READ,
 	IW_MUTANT_COUNT
 };
 
@@ -198,6 +200,11 @@ typedef struct iw_fault_conn {
 	const uint8_t *in_buf;
 	size_t in_len;
 	bool dropped_once;          /* deliver-after-error: the one bad FPDU it hid */
+	bool read_short;            /* set by the server before each read's chunks: the read took
+	                             * less than its buffer (the kernel had no more then) */
+	int64_t read_gap_ms;        /* set by the server too: time since the read before */
+	uint32_t ooo_packets;       /* ... and the out-of-order segments its TCP has had (resync-on-read) */
+	bool short_partial;         /* resync-on-read: the last read was short and ended inside an FPDU */
 
 	/* Robustness mutants: the length chain of the peer's FPDUs, as received (before the model;
 	 * no markers on its receive side, the default). */

@@ -135,6 +135,7 @@ void iw_mut_clamp_pd(iw_fault_conn *f, const uint8_t *data, size_t len, uint64_t
 bool iw_mut_is_in(enum iw_mutant m)
 {
 	switch (m) {
+	case IW_MUTANT_RESYNC_ON_READ:
 	case IW_MUTANT_CRC_UNCHECKED:
 	case IW_MUTANT_BOUNDS_OFF_BY_ONE:
 	case IW_MUTANT_TO_WRAP_UNCHECKED:

@@ -91,8 +91,39 @@ static void stamped(pcap_ctx *x, uint64_t t, uint64_t before)
 		x->last_us = t + n - 1;
 }
 
+/* A case run over the raw segment path kept the frames themselves, in the order they were
+ * sent and received (a held segment after the one behind it): the capture is those frames at
+ * their real times, nothing synthesized. */
+static int pcap_frames(const iw_case_result *r, const char *path, iw_err *e)
+{
+	iw_pcap_writer *w = iw_pcap_writer_new(IW_PCAP_LINK_ETHERNET, e);
+	if (!w)
+		return -1;
+	uint64_t base = r->start_unix_ms > 0 ? (uint64_t)r->start_unix_ms * 1000u : IW_PCAP_EPOCH_DEFAULT * 1000000u;
+	uint64_t last = 0;
+	for (size_t i = 0; i < r->ntcp; i++) {
+		const iw_tcp_chunk *c = &r->tcp[i];
+		if (c->kind != IW_TCP_FRAME)
+			continue;
+		uint64_t t = base + (uint64_t)(c->t_us > 0 ? c->t_us : 0);
+		if (t <= last)
+			t = last + 1;
+		last = t;
+		iw_pcap_writer_time(w, t, 1);
+		if (iw_pcap_writer_frame(w, c->bytes, c->n, e)) {
+			iw_pcap_writer_free(w);
+			return -1;
+		}
+	}
+	return iw_pcap_writer_commit(w, path, e);
+}
+
 int iw_report_pcap_case(const iw_case_result *r, const char *path, iw_err *e)
 {
+	for (size_t i = 0; i < r->ntcp; i++)
+		if (r->tcp[i].kind == IW_TCP_FRAME)
+			return pcap_frames(r, path, e);
+
 	pcap_ctx x;
 	memset(&x, 0, sizeof x);
 	x.harness_client = strcmp(r->dut_role, "initiator") != 0;
@@ -126,6 +157,8 @@ int iw_report_pcap_case(const iw_case_result *r, const char *path, iw_err *e)
 			/* Data after that side closed cannot be in a TCP stream; the log shows it. */
 			iw_pcap_tcp_data(x.conn[no], side(&x, to_dut), c->bytes, c->n, &ignore);
 			break;
+		case IW_TCP_FRAME:
+			break; /* not reached: a case with frames is written by pcap_frames */
 		case IW_TCP_FIN:
 			if (x.conn[no])
 				iw_pcap_tcp_fin(x.conn[no], side(&x, to_dut), &ignore);

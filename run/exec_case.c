@@ -90,6 +90,19 @@ void ex_unfail(ctx *x)
 	x->r->fail_field[0] = '\0';
 }
 
+bool ex_skip(ctx *x, const char *fmt, ...)
+{
+	if (x->failed)
+		return false;
+	x->failed = true;
+	x->skipped = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
 bool ex_herror(ctx *x, const char *fmt, ...)
 {
 	if (x->failed)
@@ -118,7 +131,7 @@ int64_t ex_within_deadline(ctx *x, const iw_step *s)
 
 bool ex_run_expect(ctx *x, const iw_step *s)
 {
-	if (x->h->fd < 0 && s->kind != IW_EXPECT_ALIVE)
+	if (!ex_conn_up(x->h) && s->kind != IW_EXPECT_ALIVE)
 		return ex_herror(x, "line %d: %s before connect or accept", s->line, iw_step_name(s->kind));
 	switch (s->kind) {
 	case IW_EXPECT_REQUEST: return ex_exp_frame(x, s, IW_MPA_REQUEST);
@@ -145,7 +158,12 @@ static bool run_step(ctx *x, const iw_step *s)
 	if (s->kind != IW_STEP_SEND_REQUEST && s->kind != IW_STEP_SEND_REPLY && s->kind != IW_STEP_SEND_FPDU &&
 	    s->kind != IW_STEP_SEND_RAW && !ex_flush_pending(x))
 		return false;
+	/* A plan of `segment` steps runs before the first step that is not one of them. */
+	if (s->kind != IW_STEP_SEGMENT && !ex_seg_flush(x))
+		return false;
 	switch (s->kind) {
+	case IW_STEP_SEGMENTS: return ex_act_segments(x, s);
+	case IW_STEP_SEGMENT: return ex_act_segment(x, s);
 	case IW_STEP_STARTUP: {
 		int64_t within = ex_arg_i(s, "within", x->o->dut.connect_timeout_ms);
 		return ex_open_conn(x, within, (int)ex_arg_i(s, "mss", 0)) &&
@@ -184,8 +202,8 @@ static bool run_step(ctx *x, const iw_step *s)
 		return true;
 	}
 	case IW_STEP_CLOSE:
-		if (x->h->fd >= 0) {
-			shutdown(x->h->fd, SHUT_WR);
+		if (ex_conn_up(x->h)) {
+			x->h->io->shutdown(x->h);
 			iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "fin", NULL, 0, "harness closed its half (FIN)");
 			if (x->h->model)
 				iw_conn_peer_closed(x->h->model);
@@ -200,9 +218,9 @@ static bool run_step(ctx *x, const iw_step *s)
 		return true;
 	}
 	case IW_STEP_RESET:
-		if (x->h->fd >= 0) {
-			iw_net_reset(x->h->fd);
-			x->h->fd = -1;
+		if (ex_conn_up(x->h)) {
+			x->h->io->reset(x->h);
+			x->h->io = NULL;
 			iw_result_wire(x->r, IW_TO_DUT, x->h->no, ex_tcase(x), "rst", NULL, 0, "harness reset the connection");
 		}
 		return true;
@@ -338,12 +356,18 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 		ex_probe_served(x);
 		x->deadline_us += ex_now_us() - t;
 	}
+	/* Crafted segments need the raw segment path: without it the case cannot judge anything. */
+	if (!x->failed && ex_case_needs_raw(c) && !o->dut.raw_ifname[0])
+		ex_skip(x, "needs the raw segment path (its `segments` steps send crafted TCP segments): give the DUT "
+			"as tcp:HOST:PORT with raw_link = NETNS:IFNAME (--raw-link), docs/raw-segments.md");
 	if (!x->failed) {
 		for (size_t i = 0; i < c->nsteps && !x->failed && !iw_interrupted(); i++) {
 			if (c->steps[i].kind == IW_EXPECT_MEASURE)
 				measured = true;
 			run_step(x, &c->steps[i]);
 		}
+		if (!x->failed && !iw_interrupted())
+			ex_seg_flush(x);
 		iw_dut_finding f;
 		memset(&f, 0, sizeof f);
 		for (int i = 0; i < x->nconns; i++) {
@@ -372,6 +396,7 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 	}
 	for (int i = 0; i < MAX_CONNS; i++)
 		ex_hconn_free(&x->conns[i]);
+	ex_seg_free(x);
 	r->duration_ms = (ex_now_us() - x->t0_us) / 1000;
 	r->dut_reached = x->reached;
 	r->dut_unreachable = x->unreachable && !x->reached;
@@ -382,6 +407,8 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 		snprintf(why, sizeof why, "sent PD_Length %u, above the DUT's declared private_data_limit %u (it "
 			 "failed: %.700s)", x->pd_over_limit, x->o->dut.pd_limit, r->reason);
 		memcpy(r->reason, why, sizeof why);
+		r->verdict = IW_SKIP;
+	} else if (x->skipped) {
 		r->verdict = IW_SKIP;
 	} else if (x->harness_error) {
 		r->verdict = IW_ERROR;

@@ -5,6 +5,9 @@
  *
  *   exec_case.c     the context, note/fail/herror (the verdict), the step loop
  *   exec_io.c       connections, receiving, resegmented sending, feeding the model
+ *   exec_conn_sock.c  a connection over the kernel's TCP (a socket): the usual backend
+ *   exec_conn_raw.c   a connection over the raw segment path (rawtcp/, --raw-link)
+ *   exec_segments.c `segments` and `segment`: the next sends cut into crafted segments
  *   exec_startup.c  `startup` and `expect alive`
  *   exec_frames.c   startup frames sent and judged
  *   exec_send.c     the harness's FPDUs
@@ -24,6 +27,7 @@
 #include "mpa_frame.h"
 #include "mpa_rx.h"
 #include "rdmap.h"
+#include "rawtcp.h"
 #include "runner.h"
 #include "verify.h"
 
@@ -49,9 +53,41 @@ typedef struct model_ev {
 	size_t len;
 } model_ev;
 
+typedef struct hconn hconn;
+struct ctx;
+
+/* How a connection's octets travel: the seam between the executor and the TCP under it. The
+ * rest of the executor calls these (through ex_conn_*) and never asks which backend it has.
+ * Every call is bounded by its timeout. */
+enum ex_io_rc {
+	EX_IO_OK,                   /* octets moved (*got or *sent > 0) */
+	EX_IO_AGAIN,                /* nothing yet within the timeout: try again (deadline permitting) */
+	EX_IO_FIN,                  /* recv: the DUT closed its half and every octet before it was read */
+	EX_IO_RST,                  /* the DUT reset the connection */
+	EX_IO_ERR,                  /* anything else; e says what */
+};
+
+typedef struct ex_conn_ops {
+	const char *name;           /* "socket", "raw" */
+	/* At most cap octets of the DUT's stream, waiting at most timeout_ms for the first. */
+	int (*recv)(hconn *h, uint8_t *buf, size_t cap, size_t *got, int timeout_ms, iw_err *e);
+	/* Some of b's n octets (*sent); EX_IO_AGAIN when the DUT's window stayed shut (the socket
+	 * waits at most 100 ms of timeout_ms, so the caller sees an interrupt; the raw path all of it). */
+	int (*send)(hconn *h, const uint8_t *b, size_t n, size_t *sent, int timeout_ms, iw_err *e);
+	void (*shutdown)(hconn *h); /* FIN after the last octet; the DUT's octets stay readable */
+	void (*reset)(hconn *h);    /* RST, then let go */
+	void (*close)(hconn *h);    /* let go (a graceful end where the backend can) */
+} ex_conn_ops;
+
+extern const ex_conn_ops ex_conn_socket;
+extern const ex_conn_ops ex_conn_raw;
+
 /* One TCP connection of the case, with its own startup state and framing both ways. */
-typedef struct hconn {
-	int fd, no;
+struct hconn {
+	const ex_conn_ops *io;      /* NULL: not open (never opened, closed, or reset by the harness) */
+	int fd, no;                 /* fd: the socket backend's */
+	iw_raw_conn *raw;           /* the raw backend's */
+	struct ctx *x;              /* the case, for the raw backend's frames (the case's pcap) */
 	uint8_t *in;                /* octets from the DUT, RX_LIMIT at most */
 	size_t in_len, in_cur;
 	bool fin, rst;
@@ -100,7 +136,7 @@ typedef struct hconn {
 	 * answers it unless the step names its own STag */
 	iw_read_req dut_rr;
 	bool have_dut_rr;
-} hconn;
+};
 
 #define MAX_CONNS 4
 
@@ -108,6 +144,22 @@ typedef struct hconn {
  * every case: each frame the DUT sends held to the sender's rules (ex_fail_frame), and the
  * liveness probe of `expect alive` (a fresh valid startup frame is still answered). */
 enum ex_judge { EX_BY_CASE, EX_EVERY_FRAME, EX_LIVENESS };
+
+/* `segments fpdus=N`: the next N sends are collected here instead of sent, and the `segment`
+ * steps after them become one plan for rawtcp's iw_raw_send_plan, run before the next step
+ * of another kind (exec_segments.c). */
+#define SEG_MAX_FPDUS 16
+typedef struct seg_plan {
+	int line;                   /* of the `segments` step; 0: no plan open */
+	int64_t left;               /* sends still to collect */
+	uint8_t *buf;               /* the collected octets: the plan's stream */
+	size_t len, cap;
+	size_t nfpdu;
+	size_t fpdu_off[SEG_MAX_FPDUS], fpdu_len[SEG_MAX_FPDUS];
+	size_t nsteps;
+	iw_raw_step steps[IW_CASE_MAX_STEPS];
+	int step_line[IW_CASE_MAX_STEPS];
+} seg_plan;
 
 typedef struct ctx {
 	const iw_case *c;
@@ -141,6 +193,9 @@ typedef struct ctx {
 	/* `expect alive`: whether a fresh connection got its startup frame before the case began
 	 * (-1 not probed); a DUT that never answers cannot be judged on staying alive */
 	int served_before;
+	/* the case cannot be judged here (the raw segment path is missing): SKIP with r->reason */
+	bool skipped;
+	seg_plan seg;
 } ctx;
 
 #define MSG_MAX (16u << 20)
@@ -185,6 +240,8 @@ void ex_note(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 bool ex_fail(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool ex_fail_frame(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool ex_herror(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The case cannot run here (a path it needs is missing): SKIP with the reason, never PASS. */
+bool ex_skip(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Forgets a failure recorded by a step whose outcome turned out not to count. */
 void ex_unfail(ctx *x);
 int64_t ex_arg_i(const iw_step *s, const char *name, int64_t def);
@@ -195,6 +252,7 @@ bool ex_run_expect(ctx *x, const iw_step *s);
  * deadline passes, or the DUT closes; ex_send_cut sends as --resegment cuts it (coalesced
  * octets wait in the connection until ex_flush_pending); ex_model_feed gives the model what
  * was sent. Connections open with ex_open_conn (the next one) or ex_open_into (a given slot). */
+bool ex_conn_up(const hconn *h);
 void ex_hconn_close(hconn *h);
 void ex_hconn_free(hconn *h);
 void ex_pump(ctx *x, size_t want, int64_t deadline);
@@ -207,6 +265,24 @@ void ex_model_make(ctx *x, hconn *h, bool m, bool c);
 void ex_model_discard(ctx *x);
 bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss);
 bool ex_open_conn(ctx *x, int64_t timeout_ms, int mss);
+
+/* exec_conn_raw.c. Opens h over the raw segment path (raw_link): IW_OK; EX_RAW_JUDGED when the
+ * case cannot run there and says so (SKIP without the link's permissions, IW_RAW_EPERM, or
+ * for an initiator DUT; ERROR for a DUT that is not tcp:IPV4:PORT); or the connection's
+ * failure (e says why), which the caller judges as it judges a refused socket. */
+#define EX_RAW_JUDGED 1
+int ex_raw_open(ctx *x, hconn *h, int64_t timeout_ms, int mss, iw_err *e);
+
+/* exec_segments.c. ex_seg_collect takes a send's octets while a `segments` step collects
+ * (true: taken, nothing to send); ex_seg_flush runs a pending plan (before any step that is
+ * not a `segment`, and at the case's end). */
+bool ex_seg_collect(ctx *x, const uint8_t *b, size_t n, bool *taken);
+bool ex_act_segments(ctx *x, const iw_step *s);
+bool ex_act_segment(ctx *x, const iw_step *s);
+bool ex_seg_flush(ctx *x);
+void ex_seg_free(ctx *x);
+/* Whether the case has `segments` steps (it needs the raw segment path). */
+bool ex_case_needs_raw(const iw_case *c);
 
 /* exec_frames.c. The harness's Request or Reply (`send request|reply`), the DUT's judged
  * (`expect request|reply`), and the switch to full operation once both frames are valid. */

@@ -41,11 +41,13 @@ static void hconn_reset(hconn *h)
 	h->have_dut_rr = false;
 }
 
+bool ex_conn_up(const hconn *h) { return h->io != NULL; }
+
 void ex_hconn_close(hconn *h)
 {
-	if (h->fd >= 0)
-		close(h->fd);
-	h->fd = -1;
+	if (h->io)
+		h->io->close(h);
+	h->io = NULL;
 }
 
 void ex_hconn_free(hconn *h)
@@ -76,43 +78,40 @@ void ex_pump(ctx *x, size_t want, int64_t deadline)
 {
 	/* Whatever the harness holds back (coalesce) goes out before it waits for the DUT. */
 	ex_flush_pending(x);
-	while (x->h->fd >= 0 && !x->h->fin && !x->h->rst && x->h->in_len - x->h->in_cur < want) {
+	hconn *h = x->h;
+	while (h->io && !h->fin && !h->rst && h->in_len - h->in_cur < want) {
 		int64_t left = deadline - ex_now_us();
 		if (iw_interrupted()) {
-			x->h->rst = true; /* every wait ends now: the runner marks the case interrupted */
+			h->rst = true; /* every wait ends now: the runner marks the case interrupted */
 			return;
 		}
 		if (left <= 0)
 			return;
-		/* At most 100 ms per poll, so SIGINT/SIGTERM ends the case promptly (interrupt.h). */
-		struct pollfd pfd = {.fd = x->h->fd, .events = POLLIN};
-		int rc = poll(&pfd, 1, left > 100000 ? 100 : (int)((left + 999) / 1000));
-		if ((rc < 0 && errno == EINTR) || rc == 0)
-			continue;
-		if (rc < 0)
-			return;
-		if (x->h->in_len == RX_LIMIT) {
-			if (x->h->in_cur == 0)
+		if (h->in_len == RX_LIMIT) {
+			if (h->in_cur == 0)
 				return; /* full of unconsumed octets: the expectation will judge what is there */
-			x->h->fullop_in_valid = false;
-			memmove(x->h->in, x->h->in + x->h->in_cur, x->h->in_len - x->h->in_cur);
-			x->h->in_len -= x->h->in_cur;
-			x->h->in_cur = 0;
+			h->fullop_in_valid = false;
+			memmove(h->in, h->in + h->in_cur, h->in_len - h->in_cur);
+			h->in_len -= h->in_cur;
+			h->in_cur = 0;
 		}
-		ssize_t n = recv(x->h->fd, x->h->in + x->h->in_len, RX_LIMIT - x->h->in_len, 0);
-		if (n > 0) {
-			iw_result_tcp(x->r, IW_TCP_DATA, IW_FROM_DUT, x->h->no, ex_tcase(x), x->h->in + x->h->in_len, (size_t)n);
-			x->h->in_len += (size_t)n;
-		} else if (n == 0) {
-			x->h->fin = true;
-			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "fin", NULL, 0, "DUT closed its half (FIN)");
-		} else if (errno == ECONNRESET) {
-			x->h->rst = true;
-			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "rst", NULL, 0, "DUT reset the connection (RST)");
-		} else if (errno != EINTR && errno != EAGAIN) {
-			x->h->rst = true;
-			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "rst", NULL, 0, "receive failed: %s",
-				       strerror(errno));
+		/* At most 100 ms per wait, so SIGINT/SIGTERM ends the case promptly (interrupt.h). */
+		size_t n = 0;
+		iw_err e;
+		int rc = h->io->recv(h, h->in + h->in_len, RX_LIMIT - h->in_len, &n,
+				     left > 100000 ? 100 : (int)((left + 999) / 1000), &e);
+		if (rc == EX_IO_OK) {
+			iw_result_tcp(x->r, IW_TCP_DATA, IW_FROM_DUT, h->no, ex_tcase(x), h->in + h->in_len, n);
+			h->in_len += n;
+		} else if (rc == EX_IO_FIN) {
+			h->fin = true;
+			iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), "fin", NULL, 0, "DUT closed its half (FIN)");
+		} else if (rc == EX_IO_RST) {
+			h->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), "rst", NULL, 0, "DUT reset the connection (RST)");
+		} else if (rc == EX_IO_ERR) {
+			h->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), "rst", NULL, 0, "%s", e.msg);
 		}
 	}
 }
@@ -122,35 +121,37 @@ size_t ex_avail(const ctx *x) { return x->h->in_len - x->h->in_cur; }
 static bool send_all(ctx *x, const uint8_t *b, size_t n)
 {
 	int64_t deadline = x->deadline_us;
+	hconn *h = x->h;
 	size_t off = 0;
 	while (off < n) {
-		ssize_t w = send(x->h->fd, b + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		int64_t left = deadline - ex_now_us();
+		size_t w = 0;
+		iw_err e;
+		int64_t t = ex_now_us();
+		int rc = h->io->send(h, b + off, n - off, &w, left > 0 ? (int)(left / 1000) + 1 : 0, &e);
 		if (w > 0) {
-			iw_result_tcp(x->r, IW_TCP_DATA, IW_TO_DUT, x->h->no, ex_tcase(x), b + off, (size_t)w);
-			off += (size_t)w;
-			continue;
+			iw_result_tcp(x->r, IW_TCP_DATA, IW_TO_DUT, h->no, ex_tcase(x), b + off, w);
+			off += w;
 		}
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-			/* The DUT does not read: keep draining what it sends so neither side deadlocks. */
-			int64_t left = deadline - ex_now_us();
+		if (rc == EX_IO_OK)
+			continue;
+		if (rc == EX_IO_AGAIN) {
+			/* The DUT does not read: the backend waited for room (draining what it sends, so
+			 * neither side deadlocks). */
+			x->send_wait_us += ex_now_us() - t;
 			if (iw_interrupted())
 				return ex_herror(x, "interrupted while sending");
-			if (left <= 0)
+			if (deadline - ex_now_us() <= 0)
 				return ex_fail(x, NULL, "the DUT stopped reading: %zu of %zu octets could not be sent before "
 					    "the case timeout", n - off, n);
-			struct pollfd pfd = {.fd = x->h->fd, .events = POLLOUT};
-			int64_t t = ex_now_us();
-			poll(&pfd, 1, left > 100000 ? 100 : (int)(left / 1000) + 1);
-			x->send_wait_us += ex_now_us() - t;
 			continue;
 		}
-		int err = errno;
-		ex_note(x, "send failed after %zu of %zu octets: %s (the DUT closed or reset)", off, n, strerror(err));
+		ex_note(x, "send failed after %zu of %zu octets: %s (the DUT closed or reset)", off, n, e.msg);
 		/* The send took the reset's error off the socket: a later read would see only an end of
 		 * stream, so the reset is recorded here. */
-		if (err == ECONNRESET && !x->h->rst) {
-			x->h->rst = true;
-			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "rst", NULL, 0,
+		if (rc == EX_IO_RST && !h->rst) {
+			h->rst = true;
+			iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), "rst", NULL, 0,
 				       "DUT reset the connection (RST), seen when sending");
 		}
 		return true; /* not a harness fault: the expectations judge the close */
@@ -172,7 +173,7 @@ void ex_sleep_ms(int64_t ms)
 bool ex_flush_pending(ctx *x)
 {
 	hconn *h = x->h;
-	if (!h || !h->pend_len || h->fd < 0)
+	if (!h || !h->pend_len || !h->io)
 		return true;
 	size_t n = h->pend_len;
 	h->pend_len = 0;
@@ -182,9 +183,15 @@ bool ex_flush_pending(ctx *x)
 /* Sends octets cut as the case's split (or the run's resegmentation mode) says. */
 bool ex_send_cut(ctx *x, const uint8_t *b, size_t n)
 {
-	if (x->h->fd < 0)
+	if (!x->h->io)
 		return ex_herror(x, "send before connect or accept: the case must open a connection first");
 	x->h->sent_in_full_op |= x->h->full_op;
+	/* `segments`: the octets wait for the plan of the `segment` steps. */
+	bool taken = false;
+	if (!ex_seg_collect(x, b, n, &taken))
+		return false;
+	if (taken)
+		return true;
 	const split_cfg *s = &x->split;
 	if ((s->nat || s->every) && !ex_flush_pending(x))
 		return false;
@@ -329,6 +336,7 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 {
 	hconn_reset(h);
 	h->fd = -1;
+	h->io = NULL;
 	h->no = no;
 	if (!h->in)
 		h->in = malloc(RX_LIMIT);
@@ -340,9 +348,15 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	iw_err e;
 	int fd = -1;
 	int rc = IW_EINVAL;
-	if (x->o->connect_once && !x->reached && x->dut_role == IW_ROLE_RESPONDER)
+	bool raw = x->o->dut.raw_ifname[0] != '\0';
+	if (raw) {
+		rc = ex_raw_open(x, h, timeout_ms, mss, &e);
+		if (rc == EX_RAW_JUDGED)
+			return false;
+	} else if (x->o->connect_once && !x->reached && x->dut_role == IW_ROLE_RESPONDER) {
 		rc = iw_reach_once(&x->o->dut, timeout_ms, mss, &fd, &e);
-	if (rc == IW_EINVAL)
+	}
+	if (rc == IW_EINVAL && !raw)
 		rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, mss, &e)
 						      : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
 	/* A responder that accepted a connection of this case and now refuses another has stopped
@@ -361,13 +375,18 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	if (rc)
 		return ex_herror(x, "cannot %s the DUT: %s", x->dut_role == IW_ROLE_RESPONDER ? "connect to" : "accept", e.msg);
 	x->reached = true;
-	h->fd = fd;
-	iw_result_wire(x->r, IW_NOTE, h->no, ex_tcase(x), "connect", NULL, 0, "connection %d %s", h->no,
-		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT");
-	/* The DUT's EMSS is taken to be ours: TCP gives both ends the same MSS on a symmetric path. */
+	if (!raw) {
+		h->fd = fd;
+		h->io = &ex_conn_socket;
+	}
+	iw_result_wire(x->r, IW_NOTE, h->no, ex_tcase(x), "connect", NULL, 0, "connection %d %s%s", h->no,
+		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT",
+		       raw ? " (raw segment path)" : "");
+	/* The DUT's EMSS is taken to be ours: TCP gives both ends the same MSS on a symmetric path.
+	 * The raw path knows both MSS values itself (ex_raw_open). */
 	int emss = 0;
 	socklen_t ml = sizeof emss;
-	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &emss, &ml) == 0 && emss > 0)
+	if (!raw && getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &emss, &ml) == 0 && emss > 0)
 		h->mss = (uint32_t)emss;
 	/* On a path whose EMSS gives a MULPDU formula below 128, a short middle ULPDU is the floor of
 	 * MPA-5.3.2-05 lost, not a packing rule (verify.h). */

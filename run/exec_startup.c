@@ -164,7 +164,7 @@ bool ex_exp_alive(ctx *x, const iw_step *s)
 	}
 	if (!ok && !x->harness_error && x->fail_by == EX_EVERY_FRAME) {
 		/* The probe's frame breaks a sender's rule: judged as such, like any frame. */
-	} else if (!ok && !x->harness_error && x->served_before == 0 && probe.fd >= 0 && !probe.got_frame_valid) {
+	} else if (!ok && !x->harness_error && x->served_before == 0 && ex_conn_up(&probe) && !probe.got_frame_valid) {
 		ex_note(x, "liveness not judged: the fresh connection got no startup frame (%.200s), as before the case; "
 			"the happy-path cases judge a DUT that answers none", x->r->reason);
 		ex_unfail(x);

@@ -35,7 +35,10 @@ typedef struct iw_wire_entry {
 /* What the harness's own TCP connections carried, as sent and received (not as decoded): the
  * source of the per-case pcap (reports/report_pcap.c). One chunk per send() or recv(), plus the
  * opening and closing of each connection. */
-enum iw_tcp_kind { IW_TCP_OPEN, IW_TCP_DATA, IW_TCP_FIN, IW_TCP_RST };
+enum iw_tcp_kind { IW_TCP_OPEN, IW_TCP_DATA, IW_TCP_FIN, IW_TCP_RST,
+	IW_TCP_FRAME,               /* a whole Ethernet frame sent or received on the raw segment path
+	                             * (rawtcp/): a case that has any is captured from its frames alone */
+};
 
 /* A case keeps at most this many captured octets and chunks; past that the capture stops and
  * says so (tcp_cut), the verdict does not depend on it. */
@@ -47,7 +50,7 @@ typedef struct iw_tcp_chunk {
 	enum iw_wire_dir dir;       /* IW_TO_DUT or IW_FROM_DUT (who sent the data, FIN or RST) */
 	int conn;                   /* as in the wire log */
 	int64_t t_us;               /* since the case started */
-	uint8_t *bytes;             /* owned, IW_TCP_DATA only */
+	uint8_t *bytes;             /* owned, IW_TCP_DATA and IW_TCP_FRAME only */
 	size_t n;
 } iw_tcp_chunk;
 

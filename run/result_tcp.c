@@ -33,9 +33,10 @@ void iw_result_tcp(iw_case_result *r, enum iw_tcp_kind kind, enum iw_wire_dir di
 {
 	if (!r || r->tcp_cut)
 		return;
-	if (kind == IW_TCP_DATA && (!bytes || !n))
+	bool has_bytes = kind == IW_TCP_DATA || kind == IW_TCP_FRAME;
+	if (has_bytes && (!bytes || !n))
 		return;
-	if (kind == IW_TCP_DATA && n > IW_RESULT_MAX_TCP_OCTETS - r->tcp_octets) {
+	if (has_bytes && n > IW_RESULT_MAX_TCP_OCTETS - r->tcp_octets) {
 		r->tcp_cut = true;
 		return;
 	}
@@ -49,7 +50,7 @@ void iw_result_tcp(iw_case_result *r, enum iw_tcp_kind kind, enum iw_wire_dir di
 	c->dir = dir;
 	c->conn = conn;
 	c->t_us = t_us;
-	if (kind == IW_TCP_DATA) {
+	if (has_bytes) {
 		c->bytes = malloc(n);
 		if (!c->bytes) {
 			r->tcp_cut = true;

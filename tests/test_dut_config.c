@@ -252,7 +252,26 @@ TEST(dut_config_unknown_key)
 	iw_dut_config_default(&c);
 	CHECK_EQ(iw_dut_config_set(&c, "marker", "yes", &e), IW_EINVAL);
 	CHECK(has(e.msg, "unknown key 'marker' (known keys: dut, role, profile"));
-	CHECK(has(e.msg, "mutant)"));
+	CHECK(has(e.msg, "mutant, raw_link)"));
+}
+
+TEST(dut_config_raw_link)
+{
+	iw_dut_config c;
+	iw_err e;
+	iw_dut_config_default(&c);
+	CHECK_EQ(iw_dut_config_set(&c, "raw_link", "iwspec-raw:iwraw0", &e), IW_OK);
+	CHECK(!strcmp(c.raw_netns, "iwspec-raw") && !strcmp(c.raw_ifname, "iwraw0"));
+	CHECK_EQ(iw_dut_config_set(&c, "raw_link", ":tap9", &e), IW_OK);
+	CHECK(!c.raw_netns[0] && !strcmp(c.raw_ifname, "tap9"));
+	CHECK_EQ(iw_dut_config_set(&c, "raw_link", "none", &e), IW_OK);
+	CHECK(!c.raw_ifname[0]);
+	CHECK_EQ(iw_dut_config_set(&c, "raw_link", "iwraw0", &e), IW_EINVAL);
+	CHECK(has(e.msg, "write NETNS:IFNAME"));
+	CHECK_EQ(iw_dut_config_set(&c, "raw_link", "ns:", &e), IW_EINVAL);
+	CHECK(has(e.msg, "interface name after ':'"));
+	CHECK_EQ(iw_dut_config_set(&c, "raw_link", "ns:a-name-far-too-long", &e), IW_EINVAL);
+	CHECK(!c.raw_ifname[0]);
 }
 
 TEST(dut_config_disable)

@@ -7,9 +7,15 @@
  */
 #include <time.h>
 
+#include <stdlib.h>
+
 #include "check.h"
+#include "pcap_read.h"
 #include "raw_hdr.h"
 #include "rawtcp.h"
+#include "report.h"
+#include "report_fixture.h"
+#include "result.h"
 
 #define PEER_PORT 4791
 #define QMAX 64
@@ -458,4 +464,80 @@ TEST(rawtcp_recv_deadline)
 	CHECK(time(NULL) - t0 < 30);
 	CHECK(strstr(e.msg, "nothing from the DUT") != NULL);
 	iw_raw_free(c);
+}
+
+/* The executor keeps every frame of the raw path in the case's capture (IW_TCP_FRAME, as
+ * run/exec_conn_raw.c does): the per-case pcap is those frames in the order they went, so a
+ * reader sees the reversed segments out of order and still reassembles the stream whole. */
+static void keep_frame(void *ctx, enum iw_raw_dir dir, const uint8_t *frame, size_t len, uint64_t usec)
+{
+	(void)usec;
+	iw_case_result *r = ctx;
+	iw_result_tcp(r, IW_TCP_FRAME, dir == IW_RAW_TX ? IW_TO_DUT : IW_FROM_DUT, 1, (int64_t)r->ntcp * 10, frame, len);
+}
+
+TEST(rawtcp_frames_make_the_case_pcap)
+{
+	char *dir = rp_scratch_dir();
+	iw_case_result *r = calloc(1, sizeof *r);
+	if (!dir || !r) {
+		free(r);
+		return;
+	}
+	snprintf(r->id, sizeof r->id, "tcp.x");
+	snprintf(r->dut_role, sizeof r->dut_role, "responder");
+	memset(&peer, 0, sizeof peer);
+	memcpy(peer.mac, (uint8_t[6]){ 0x02, 0, 0, 0, 0, 1 }, 6);
+	memcpy(peer.ip, (uint8_t[4]){ 10, 214, 0, 1 }, 4);
+	peer.iss = 1000;
+	peer.mss = 1460;
+	peer.lose_off = -1;
+	iw_raw_link l = { peer_send, peer_recv, peer_close, &peer };
+	iw_raw_opts o;
+	iw_raw_opts_default(&o);
+	o.dut_port = PEER_PORT;
+	o.on_frame = keep_frame;
+	o.frame_ctx = r;
+	iw_raw_conn *c = NULL;
+	iw_err e = { "" };
+	CHECK_EQ(iw_raw_connect(&c, &l, &o, 2000, &e), IW_OK);
+	uint8_t d[300];
+	fill(d, sizeof d);
+	iw_raw_step st[8];
+	size_t k;
+	CHECK_EQ(iw_raw_plan_reverse(st, 8, &k, 300, 100, &e), IW_OK);
+	if (c) {
+		CHECK_EQ(iw_raw_send_plan(c, d, 300, st, k, 2000, &e), IW_OK);
+		CHECK_EQ(iw_raw_wait_acked(c, 2000, &e), IW_OK);
+		CHECK_EQ(iw_raw_close(c, 2000, &e), IW_OK);
+		iw_raw_free(c);
+	}
+	size_t frames = r->ntcp;
+	CHECK(frames >= 8);   /* ARP both ways, SYN, SYN-ACK, ACK, 3 data segments, ACKs, FINs */
+	/* A synthesized chunk too: a case with frames is written from its frames alone. */
+	iw_result_tcp(r, IW_TCP_DATA, IW_TO_DUT, 1, 5, d, 10);
+	char path[512];
+	snprintf(path, sizeof path, "%s/tcp.x.pcap", dir);
+	CHECK_EQ(iw_report_pcap_case(r, path, &e), 0);
+	iw_pcap_capture *cap = NULL;
+	char msg[256];
+	CHECK_EQ(iw_pcap_read(path, &cap, msg, sizeof msg), 0);
+	if (cap) {
+		CHECK_EQ(cap->frames, frames);
+		CHECK_EQ(cap->nconns, 1);
+		if (cap->nconns == 1) {
+			const iw_pcap_stream *h = &cap->conns[0].dir[0];   /* the harness sent the SYN */
+			CHECK(cap->conns[0].handshake);
+			CHECK_EQ(h->len, 300);
+			CHECK_MEM(h->data, d, 300);
+			CHECK_EQ(h->segments, 3);
+			CHECK(h->out_of_order >= 1);
+		}
+		iw_pcap_capture_free(cap);
+	}
+	for (size_t i = 0; i < r->ntcp; i++)
+		free(r->tcp[i].bytes);
+	free(r->tcp);
+	free(r);
+	rp_rm_rf(dir);
 }

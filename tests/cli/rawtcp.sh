@@ -14,6 +14,15 @@
 # none in the in-order scenario, and the drop must show the DUT's duplicate ACKs and a fast
 # retransmission.
 #
+# Then the tcp.* cases (cases/mpa/5.4-tcp-segments) run through the executor over the same
+# link (--raw-link): against the built-in DUT without markers (the marker cases SKIP), with
+# markers (`serve --markers`), and against the mutant resync-on-read (both framings), which the
+# held-segment cases must FAIL citing MPA-5.4.1-01. Each case's pcap is read by tshark: every
+# data segment sent behind the highest octet sent before it must be flagged out-of-order or
+# retransmission, each case must have at least one, and the lost segment must show the DUT's
+# three duplicate ACKs and a fast retransmission. Before any of that, and without root: the
+# tcp.* cases SKIP (never PASS) when the run has no raw link.
+#
 # Needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN), /dev/net/tun and iproute2: without them it
 # prints SKIP and the reason, except under CI=true, where it fails. The namespace (named with
 # this process's id, so runs side by side do not collide) goes away on exit.
@@ -38,13 +47,27 @@ bad() {
 skip() {
 	if [ "${CI:-}" = true ]; then
 		echo "rawtcp: FAIL: $* (CI must run the raw segment path)" >&2
-		echo "rawtcp: 0 passed, 1 failed"
+		echo "rawtcp: $pass passed, $((failn + 1)) failed"
 		exit 1
 	fi
 	echo "rawtcp: SKIP: $*"
-	echo "rawtcp: 0 passed, 0 failed"
-	exit 0
+	echo "rawtcp: $pass passed, $failn failed"
+	[ $failn -eq 0 ]
+	exit
 }
+
+# Without a raw link the cases that need one cannot judge: every one SKIPs, with the reason.
+nolink=$(mktemp -d)
+"$IWSPEC" run --cases 'tcp.*' --no-progress --report "$nolink" >"$nolink/out" 2>&1
+ncases=$(jq '.cases | length' "$nolink/results.json" 2>/dev/null || echo 0)
+nskip=$(jq '[.cases[] | select(.verdict == "SKIP" and (.reason | test("raw segment path")))] | length' \
+	"$nolink/results.json" 2>/dev/null || echo 0)
+if [ "$ncases" -ge 12 ] && [ "$nskip" = "$ncases" ]; then
+	ok "without a raw link the $ncases tcp.* cases SKIP, naming the raw segment path"
+else
+	bad "without a raw link: $nskip of $ncases tcp.* cases SKIP naming the raw segment path (all, at least 12, expected)"
+fi
+rm -rf "$nolink"
 
 [ "$(id -u)" = 0 ] || skip "needs root (TAP device and network namespace)"
 [ -c /dev/net/tun ] || skip "no /dev/net/tun (load the tun module)"
@@ -59,8 +82,10 @@ done
 
 tmp=$(mktemp -d)
 dut=
+duts=
 cleanup() {
 	[ -n "$dut" ] && kill "$dut" 2>/dev/null && wait "$dut" 2>/dev/null
+	for p in $duts; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	ip netns del "$NS" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -158,5 +183,128 @@ else
 	done <"$tmp/probe.out"
 fi
 echo "rawtcp: probe $((t1 - t0)) s"
+
+# ---- the tcp.* cases through the executor, over the same link ----
+# serve PORT NAME ARGS...: another built-in DUT in the namespace
+serve() {
+	port=$1 name=$2
+	shift 2
+	ip netns exec "$NS" "$IWSPEC" serve --host 10.214.0.1 --port "$port" --quiet "$@" >"$tmp/$name.log" 2>&1 &
+	duts="$duts $!"
+}
+serve 4792 markers --markers
+serve 4793 mutant --mutant resync-on-read
+serve 4794 mutant-markers --markers --mutant resync-on-read
+for name in markers mutant mutant-markers; do
+	i=0
+	until grep -q listening "$tmp/$name.log" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { bad "the $name DUT did not start: $(cat "$tmp/$name.log")"; break; }
+		sleep 0.1
+	done
+done
+echo "markers = no" >"$tmp/nomarkers.conf"
+# Against the mutant the echo never comes: 2 s of waiting for it is enough.
+printf 'markers = no\nclose_timeout = 2s\n' >"$tmp/mutant.conf"
+echo "close_timeout = 2s" >"$tmp/mutant-markers.conf"
+# cases NAME PORT SELECT [ARGS...]: iwspec run over the raw link into $tmp/NAME
+cases() {
+	name=$1 port=$2 sel=$3
+	shift 3
+	timeout 120 "$IWSPEC" run --dut "tcp:10.214.0.1:$port" --raw-link "$NS:$DEV" --cases "$sel" --no-progress \
+		--pcap --report "$tmp/$name" "$@" >"$tmp/$name.out" 2>&1
+}
+verdicts() {
+	jq -r '.cases[] | "\(.id) \(.verdict) \(.failed_requirement // "-") \(.duration_ms)"' "$tmp/$1/results.json" 2>/dev/null
+}
+reason() {
+	jq -r --arg id "$2" '.cases[] | select(.id == $id) | .reason' "$tmp/$1/results.json" 2>/dev/null
+}
+t0=$(date +%s)
+# One TAP, one connection at a time: the runs go one after the other.
+cases plain 4791 'tcp.*' --dut-config "$tmp/nomarkers.conf"
+cases markers 4792 'tcp.*-markers'
+cases mutant 4793 'tcp.held-segment' --dut-config "$tmp/mutant.conf"
+cases mutant-markers 4794 'tcp.held-segment-markers' --dut-config "$tmp/mutant-markers.conf"
+t1=$(date +%s)
+verdicts plain >"$tmp/plain.v"
+verdicts markers >"$tmp/markers.v"
+np=0 nm=0
+while read -r id v req ms; do
+	case $id in
+	*-markers)
+		[ "$v" = SKIP ] && nm=$((nm + 1)) || bad "$id against a DUT with markers = no: $v, SKIP expected" ;;
+	*)
+		if [ "$v" = PASS ]; then
+			np=$((np + 1))
+			echo "rawtcp: $id PASS ($ms ms)"
+		else
+			bad "$id: $v, PASS expected: $(reason plain "$id")"
+		fi ;;
+	esac
+done <"$tmp/plain.v"
+if [ $np -ge 6 ] && [ $nm -ge 6 ]; then
+	ok "tcp.* without markers: $np PASS, $nm marker cases SKIP"
+else
+	bad "tcp.* without markers: $np PASS and $nm SKIP, at least 6 and 6 expected: $(tail -3 "$tmp/plain.out")"
+fi
+nk=0
+while read -r id v req ms; do
+	if [ "$v" = PASS ]; then
+		nk=$((nk + 1))
+		echo "rawtcp: $id PASS ($ms ms)"
+	else
+		bad "$id with markers: $v, PASS expected: $(reason markers "$id")"
+	fi
+done <"$tmp/markers.v"
+[ $nk -ge 6 ] && ok "tcp.*-markers with markers: $nk PASS" || bad "tcp.*-markers: $nk PASS, at least 6 expected"
+for run in mutant mutant-markers; do
+	line=$(verdicts $run)
+	case $line in
+	*" FAIL MPA-5.4.1-01 "*) ok "mutant resync-on-read caught over the raw path: $line" ;;
+	*) bad "$run: resync-on-read should FAIL the held-segment case citing MPA-5.4.1-01, got '$line'" ;;
+	esac
+done
+echo "rawtcp: tcp.* runs $((t1 - t0)) s"
+
+if command -v tshark >/dev/null 2>&1; then
+	# One tshark pass per pcap: source, relative sequence number, length, expert messages.
+	npcap=0
+	for pcap in "$tmp"/plain/pcap/tcp.*.pcap "$tmp"/markers/pcap/tcp.*.pcap; do
+		[ -f "$pcap" ] || continue
+		npcap=$((npcap + 1))
+		id=$(basename "$pcap" .pcap)
+		tshark -n -r "$pcap" -T fields -E separator='|' -e ip.src -e tcp.seq -e tcp.len -e _ws.expert.message \
+			2>/dev/null >"$tmp/fields"
+		# behind: harness data segments ending at or below the highest octet it sent before;
+		# unflagged: those of them tshark does not call out-of-order or a retransmission.
+		# shellcheck disable=SC2046
+		set -- $(awk -F'|' '
+			$1 == "10.214.0.2" && $3 > 0 {
+				end = $2 + $3
+				if (seen && end <= top) { behind++; if ($4 !~ /[Oo]ut-[Oo]f-[Oo]rder|retransmission/) unflagged++ }
+				if (!seen || end > top) top = end
+				seen = 1
+			}
+			$1 == "10.214.0.1" && $4 ~ /Duplicate ACK/ { dup++ }
+			$1 == "10.214.0.2" && $4 ~ /fast retransmission/ { fast++ }
+			END { printf "%d %d %d %d\n", behind, unflagged, dup, fast }' "$tmp/fields")
+		behind=$1 unflagged=$2 dup=$3 fast=$4
+		if [ "$behind" -ge 1 ] && [ "$unflagged" = 0 ]; then
+			ok "$id.pcap: $behind segment(s) sent behind the highest octet, each flagged by tshark"
+		else
+			bad "$id.pcap: $behind segment(s) sent behind the highest octet, $unflagged not flagged by tshark; at least 1, all flagged expected"
+		fi
+		case $id in
+		tcp.lost-segment*)
+			if [ "$dup" -ge 3 ] && [ "$fast" -ge 1 ]; then
+				ok "$id.pcap: $dup duplicate ACKs from the DUT, $fast fast retransmission(s)"
+			else
+				bad "$id.pcap: $dup duplicate ACKs and $fast fast retransmissions; at least 3 and 1 expected"
+			fi ;;
+		esac
+	done
+	[ $npcap -ge 12 ] || bad "$npcap tcp.* pcaps written, 12 expected"
+fi
 echo "rawtcp: $pass passed, $failn failed"
 [ $failn -eq 0 ]
