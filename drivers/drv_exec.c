@@ -271,6 +271,8 @@ static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_e
 			return IW_OK;
 		if (cr == IW_EINVAL) /* an MSS the kernel refuses: no retry makes it take it */
 			return iw_errf(e, IW_EINVAL, "exec: %s", ce.msg);
+		if (cr == IW_NET_ERESET_AT_ONCE)
+			return iw_errf(e, cr, "exec: %s", ce.msg);
 		sleep_ms(20);
 	}
 	return iw_errf(e, IW_ESTATE, "exec: the DUT did not accept a connection on %s:%u within %lld ms (%s)", x->host,

@@ -24,8 +24,9 @@ static int tcp_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_er
 	iw_err ce;
 	if (timeout_ms <= 0)
 		timeout_ms = d->cfg->connect_timeout_ms;
-	if (iw_net_connect(t->host, t->port, timeout_ms, mss, fd, &ce) != IW_OK)
-		return iw_errf(e, IW_ESTATE, "tcp: %s", ce.msg);
+	int rc = iw_net_connect(t->host, t->port, timeout_ms, mss, fd, &ce);
+	if (rc != IW_OK)
+		return iw_errf(e, rc == IW_NET_ERESET_AT_ONCE ? rc : IW_ESTATE, "tcp: %s", ce.msg);
 	return IW_OK;
 }
 

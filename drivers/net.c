@@ -176,6 +176,11 @@ int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int
 		socklen_t len = sizeof err;
 		if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
+		if (err == ECONNRESET || err == EPIPE) {
+			close(s);
+			return iw_errf(e, IW_NET_ERESET_AT_ONCE, "connect to %s:%u: the DUT reset the connection (RST) right "
+				       "after the handshake", host, (unsigned)port);
+		}
 		if (err) {
 			close(s);
 			return iw_errf(e, IW_ESTATE, "connect to %s:%u: %s", host, (unsigned)port, strerror(err));
@@ -194,8 +199,8 @@ int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int mss,
 	for (;;) {
 		int64_t left = deadline - iw_net_now_ms();
 		int rc = iw_net_connect_once(host, port, left > 0 ? left : 1, mss, fd, e);
-		if (rc == IW_OK)
-			return IW_OK;
+		if (rc == IW_OK || rc == IW_NET_ERESET_AT_ONCE)
+			return rc;
 		if (iw_net_now_ms() + 20 >= deadline)
 			return rc;
 		sleep_ms(20);

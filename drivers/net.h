@@ -24,12 +24,20 @@ int64_t iw_net_now_ms(void);
 /* Splits "HOST:PORT" or "[V6ADDR]:PORT" into host and port (1..65535). */
 int iw_net_parse_hostport(const char *s, char *host, size_t host_cap, uint16_t *port, iw_err *e);
 
+/* A connection attempt whose handshake completed and which the peer then reset before the
+ * attempt could report success (SO_ERROR ECONNRESET): the DUT took the connection and answered
+ * with RST at once. That is the DUT's answer to this connection, to be judged, so it is never
+ * retried as a refusal is (a retry would judge a second connection in its place). */
+#define IW_NET_ERESET_AT_ONCE (-30)
+
 /* One connection attempt, bounded by timeout_ms (<= 0: 5 s). mss > 0 is the MSS this end
- * advertises (TCP_MAXSEG before connect; Linux takes 88 and up), 0 the kernel's. */
+ * advertises (TCP_MAXSEG before connect; Linux takes 88 and up), 0 the kernel's.
+ * IW_NET_ERESET_AT_ONCE as above. */
 int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int mss, int *fd, iw_err *e);
 
 /* Connects, retrying every 20 ms while the peer refuses (a DUT still starting up) until
- * timeout_ms has passed. */
+ * timeout_ms has passed; a connection reset at once (IW_NET_ERESET_AT_ONCE) is returned, not
+ * retried. */
 int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int mss, int *fd, iw_err *e);
 
 /* Starts a non-blocking connect; *in_progress tells whether completion must be awaited

@@ -1,7 +1,8 @@
 /*
  * exec_conn_sock.c - a case's connection over the kernel's TCP: a connected socket the driver
  * gave (exec_int.h, ex_conn_ops). Reads and writes never block past their timeout: receiving
- * polls first, sending is non-blocking and polls for room.
+ * polls first, sending is non-blocking and polls for room. And the stand-in for a connection the
+ * DUT reset before the harness had its socket.
  */
 #include "exec_int.h"
 
@@ -71,3 +72,24 @@ static void sock_close(hconn *h)
 }
 
 const ex_conn_ops ex_conn_socket = {"socket", sock_recv, sock_send, sock_shutdown, sock_reset, sock_close};
+
+/* A connection the DUT reset right after the handshake, before the harness had the socket
+ * (IW_NET_ERESET_AT_ONCE): nothing to read or write, and every attempt meets the reset. */
+static int gone_recv(hconn *h, uint8_t *buf, size_t cap, size_t *got, int timeout_ms, iw_err *e)
+{
+	(void)h, (void)buf, (void)cap, (void)timeout_ms;
+	*got = 0;
+	iw_errf(e, EX_IO_RST, "the DUT reset the connection right after the handshake");
+	return EX_IO_RST;
+}
+
+static int gone_send(hconn *h, const uint8_t *b, size_t n, size_t *sent, int timeout_ms, iw_err *e)
+{
+	(void)b, (void)n, (void)timeout_ms;
+	return gone_recv(h, NULL, 0, sent, 0, e);
+}
+
+static void gone_nothing(hconn *h) { (void)h; }
+
+const ex_conn_ops ex_conn_reset_at_once = {"reset at once", gone_recv, gone_send, gone_nothing, gone_nothing,
+					   gone_nothing};

@@ -81,6 +81,7 @@ typedef struct ex_conn_ops {
 
 extern const ex_conn_ops ex_conn_socket;
 extern const ex_conn_ops ex_conn_raw;
+extern const ex_conn_ops ex_conn_reset_at_once; /* the DUT reset it before the harness had the socket */
 
 /* One TCP connection of the case, with its own startup state and framing both ways. */
 struct hconn {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "interrupt.h"
+#include "net.h"
 
 static void hconn_reset(hconn *h)
 {
@@ -359,6 +360,11 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	if (rc == IW_EINVAL && !raw)
 		rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, mss, &e)
 						      : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
+	/* The DUT took the connection and reset it at once: its answer, judged as a reset by the
+	 * expectations, never a refusal (connect retries) nor an unreachable DUT. */
+	bool reset_at_once = rc == IW_NET_ERESET_AT_ONCE && !raw;
+	if (reset_at_once)
+		rc = IW_OK;
 	/* A responder that accepted a connection of this case and now refuses another has stopped
 	 * serving (what `expect alive` probes): a finding, not a harness that cannot judge. */
 	if (rc && x->dut_role == IW_ROLE_RESPONDER && x->reached) {
@@ -376,12 +382,17 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 		return ex_herror(x, "cannot %s the DUT: %s", x->dut_role == IW_ROLE_RESPONDER ? "connect to" : "accept", e.msg);
 	x->reached = true;
 	if (!raw) {
-		h->fd = fd;
-		h->io = &ex_conn_socket;
+		h->fd = reset_at_once ? -1 : fd;
+		h->io = reset_at_once ? &ex_conn_reset_at_once : &ex_conn_socket;
 	}
 	iw_result_wire(x->r, IW_NOTE, h->no, ex_tcase(x), "connect", NULL, 0, "connection %d %s%s", h->no,
 		       x->dut_role == IW_ROLE_RESPONDER ? "opened to the DUT" : "accepted from the DUT",
 		       raw ? " (raw segment path)" : "");
+	if (reset_at_once) {
+		h->rst = true;
+		iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), "rst", NULL, 0,
+			       "DUT reset the connection (RST) right after the handshake");
+	}
 	/* The DUT's EMSS is taken to be ours: TCP gives both ends the same MSS on a symmetric path.
 	 * The raw path knows both MSS values itself (ex_raw_open). */
 	int emss = 0;
@@ -393,7 +404,7 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	h->src.emss_tiny = h->mss && iw_mulpdu_formula(h->mss, false) < IW_MPA_MULPDU_MIN;
 	h->mss_advertised = mss > 0 && x->dut_role == IW_ROLE_RESPONDER;
 	/* Without the EMSS the MULPDU the case is about cannot be judged: no silent PASS. */
-	if (h->mss_advertised && !h->mss)
+	if (h->mss_advertised && !h->mss && !reset_at_once)
 		return ex_herror(x, "the connection's MSS cannot be read (TCP_MAXSEG): %s", strerror(errno));
 	if (h->mss_advertised)
 		ex_note(x, "MSS %d advertised; the connection's EMSS is %u (TCP options taken off)", mss, h->mss);

@@ -27,7 +27,8 @@ int iw_reach_once(const iw_dut_config *d, int64_t timeout_ms, int mss, int *fd, 
 	/* A bad address is the driver's to report. */
 	if (iw_net_parse_hostport(d->dut + 4, host, sizeof host, &port, &pe) != IW_OK)
 		return IW_EINVAL;
-	if (iw_net_connect_once(host, port, timeout_ms > 0 ? timeout_ms : d->connect_timeout_ms, mss, fd, &pe) != IW_OK)
-		return iw_errf(e, IW_ESTATE, "tcp: %s", pe.msg);
+	int rc = iw_net_connect_once(host, port, timeout_ms > 0 ? timeout_ms : d->connect_timeout_ms, mss, fd, &pe);
+	if (rc != IW_OK)
+		return iw_errf(e, rc == IW_NET_ERESET_AT_ONCE ? rc : IW_ESTATE, "tcp: %s", pe.msg);
 	return IW_OK;
 }
