@@ -60,6 +60,11 @@ typedef struct iw_driver_ops {
 	void (*destroy)(iw_driver *d);
 	/* Optional (NULL: the DUT takes no per-case requests; only ref does). */
 	int (*instruct)(iw_driver *d, const iw_dut_instr *in, iw_err *e);
+	/* Optional (NULL: connect is the only way): one connection attempt, no retry, to a DUT that
+	 * listens on its own (tcp:). connect retries a refusal for a DUT still starting; before any
+	 * case has reached the DUT that patience only hides its absence (152 cases retrying 5 s each
+	 * take 13 minutes to say "connection refused"), so the runner asks for one attempt then. */
+	int (*connect_once)(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e);
 } iw_driver_ops;
 
 struct iw_driver {

@@ -30,6 +30,18 @@ static int tcp_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_er
 	return IW_OK;
 }
 
+static int tcp_connect_once(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e)
+{
+	tcp_priv *t = d->priv;
+	iw_err ce;
+	if (timeout_ms <= 0)
+		timeout_ms = d->cfg->connect_timeout_ms;
+	int rc = iw_net_connect_once(t->host, t->port, timeout_ms, mss, fd, &ce);
+	if (rc != IW_OK)
+		return iw_errf(e, rc == IW_NET_ERESET_AT_ONCE || rc == IW_EINVAL ? rc : IW_ESTATE, "tcp: %s", ce.msg);
+	return IW_OK;
+}
+
 static int tcp_accept(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
 {
 	(void)d;
@@ -60,6 +72,7 @@ static const iw_driver_ops tcp_ops = {
 	.case_end = tcp_case_end,
 	.destroy = tcp_destroy,
 	.instruct = NULL,
+	.connect_once = tcp_connect_once,
 };
 
 int iw_drv_tcp_open(iw_driver *d, iw_err *e)

@@ -354,12 +354,13 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 		rc = ex_raw_open(x, h, timeout_ms, mss, &e);
 		if (rc == EX_RAW_JUDGED)
 			return false;
-	} else if (x->o->connect_once && !x->reached && x->dut_role == IW_ROLE_RESPONDER) {
-		rc = iw_reach_once(&x->o->dut, timeout_ms, mss, &fd, &e);
+	} else if (x->dut_role != IW_ROLE_RESPONDER) {
+		rc = x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
+	} else if (x->o->connect_once && !x->reached && x->drv->ops->connect_once) {
+		rc = x->drv->ops->connect_once(x->drv, &fd, timeout_ms, mss, &e);
+	} else {
+		rc = x->drv->ops->connect(x->drv, &fd, timeout_ms, mss, &e);
 	}
-	if (rc == IW_EINVAL && !raw)
-		rc = x->dut_role == IW_ROLE_RESPONDER ? x->drv->ops->connect(x->drv, &fd, timeout_ms, mss, &e)
-						      : x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
 	/* The DUT took the connection and reset it at once: its answer, judged as a reset by the
 	 * expectations, never a refusal (connect retries) nor an unreachable DUT. */
 	bool reset_at_once = rc == IW_NET_ERESET_AT_ONCE && !raw;

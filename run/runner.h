@@ -35,7 +35,8 @@ typedef struct iw_run_opts {
 	/* --keep-going: run every case even when the DUT cannot be reached. Without it the run
 	 * stops (run->stopped) when a case could not open its first connection while no case has
 	 * opened one, and until some case has, a tcp: DUT gets a single connection attempt per case
-	 * (connect_once), so a refusal stops the run at once instead of after connect_timeout. */
+	 * (the driver's connect_once), so a refusal stops the run at once instead of after
+	 * connect_timeout. */
 	bool keep_going;
 	bool connect_once;          /* set by the runner per case: its first connection, one attempt */
 	/* Called once per finished case, under the runner's lock (so calls never overlap): done
@@ -62,12 +63,6 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 /* Executes one case against an open driver (exec_case.c). */
 void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_run_opts *o, iw_driver *drv,
 		  iw_case_result *r);
-
-/* One connection attempt, no retry, to a DUT that listens on its own (tcp:HOST:PORT, a
- * responder): IW_OK with *fd connected; IW_ESTATE with a message naming the address and what
- * happened (a refusal answers at once, silence after timeout_ms, <= 0: connect_timeout);
- * IW_EINVAL when d is no such DUT (the driver connects instead). runner_reach.c. */
-int iw_reach_once(const iw_dut_config *d, int64_t timeout_ms, int mss, int *fd, iw_err *e);
 
 const char *iw_seg_mode_name(enum iw_seg_mode m);
 int iw_seg_mode_parse(const char *s, enum iw_seg_mode *m);
