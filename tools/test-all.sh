@@ -21,11 +21,16 @@
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
 #   test-cli conformance mutants test-san test-fuzz      busy
-#   test-unit interop test-hostile                       waiting (interop: Linux siw in qemu)
+#   test-unit san-build interop test-hostile             waiting (interop: Linux siw in qemu)
+# The sanitizer build (which the fuzz targets link too) is made in lane 2, while lane 1 runs the
+# CLI scripts and the matrices; test-san and test-fuzz wait for it (TEST_AFTER), so no two
+# makes write build-san/ at once.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-san test-fuzz; test-unit interop test-hostile"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-san test-fuzz; test-unit san-build interop test-hostile"}
+# STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
+AFTER=${TEST_AFTER:-"test-san:san-build test-fuzz:san-build"}
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.log "$LOGS"/*.result
 start=$(date +%s)
@@ -71,9 +76,22 @@ stage() {
 	return $rc
 }
 
+# after STAGE: waits for the stages STAGE needs (AFTER) that run in some lane; after 20 minutes
+# it goes on, and the stage's own make dependencies do what is left.
+after() {
+	for a in $AFTER; do
+		case $a in "$1":*) ;; *) continue ;; esac
+		need=${a#*:}
+		in_lanes "$need" || continue
+		n=0
+		while [ ! -f "$LOGS/$need.result" ] && [ $n -lt 600 ]; do sleep 2; n=$((n + 1)); done
+	done
+	return 0
+}
+
 lane() {
 	for s in $1; do
-		wanted "$s" && stage "$s"
+		wanted "$s" && after "$s" && stage "$s"
 	done
 }
 
@@ -98,7 +116,8 @@ for r in "$LOGS"/*.result; do
 	[ -f "$r" ] || continue
 	if [ "$(cat "$r")" = ok ]; then pass=$((pass + 1)); else failn=$((failn + 1)); fi
 done
-cpu=$(times | tail -n 1 | awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } } END { printf "%.0f", c }')
+times >"$LOGS/times"   # in this shell: in $(...) it would be a subshell's, with no children
+cpu=$(tail -n 1 "$LOGS/times" | awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } } END { printf "%.0f", c }')
 echo "test: $(($(date +%s) - start)) s in all, CPU $cpu s (user+sys, the builds included)"
 echo "stages: $pass passed, $failn failed"
 [ $failn -eq 0 ] && [ $pass -gt 0 ]
