@@ -7,7 +7,7 @@
 # emulated core, the CLI scripts against hostile DUTs). Three lanes (the sanitizer stages apart
 # too) were tried and loaded two cores so much (load average 15-50) that timing-bound checks
 # under ASan failed: the DUT's close after a FIN or its RST came later than a case allows. Lane 2
-# ends before lane 1 reaches the sanitizer pass, which so runs alone.
+# ends its siw stage before lane 1 starts the sanitizer pass (TEST_AFTER below).
 # Each check runs once (docs/testing.md): the sanitizer pass carries run.sh, vectors.sh,
 # netfuzz.sh, report.sh and the random-resegmentation column of the conformance matrix, so when
 # both stages run here, `make conformance` leaves that column out (CONFORMANCE_MODES).
@@ -23,14 +23,16 @@
 #   test-cli conformance mutants test-san test-fuzz      busy
 #   test-unit san-build interop test-hostile             waiting (interop: Linux siw in qemu)
 # The sanitizer build (which the fuzz targets link too) is made in lane 2, while lane 1 runs the
-# CLI scripts and the matrices; test-san and test-fuzz wait for it (TEST_AFTER), so no two
-# makes write build-san/ at once.
+# CLI scripts and the matrices; test-fuzz and test-san wait for it (TEST_AFTER), so no two makes
+# write build-san/ at once. test-san also waits for the siw guest, which keeps a core busy: the
+# sanitizer pass's timing-bound checks run beside nothing heavier than the hostile-DUT scripts
+# (a quarter of a core), and the fuzz targets, last, get both cores for their 5 s each.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
 LANES=${TEST_LANES:-"test-cli conformance mutants test-san test-fuzz; test-unit san-build interop test-hostile"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
-AFTER=${TEST_AFTER:-"test-san:san-build test-fuzz:san-build"}
+AFTER=${TEST_AFTER:-"test-san:san-build test-san:interop test-fuzz:san-build"}
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.log "$LOGS"/*.result
 start=$(date +%s)
