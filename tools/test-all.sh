@@ -21,16 +21,17 @@
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
 #   test-cli conformance mutants test-san test-fuzz      busy
-#   test-unit san-build interop test-hostile             waiting (interop: Linux siw in qemu)
-# The sanitizer build (which the fuzz targets link too) is made in lane 2, while lane 1 runs the
-# CLI scripts and the matrices; test-fuzz and test-san wait for it (TEST_AFTER), so no two makes
-# write build-san/ at once. test-san also waits for the siw guest, which keeps a core busy: the
-# sanitizer pass's timing-bound checks run beside nothing heavier than the hostile-DUT scripts
-# (a quarter of a core), and the fuzz targets, last, get both cores for their 5 s each.
+#   san-build interop test-unit test-hostile             waiting (interop: Linux siw in qemu)
+# The sanitizer build (which the fuzz targets link too) is made first in lane 2, while lane 1
+# runs the CLI scripts; then the siw guest runs beside the matrices. test-san and test-fuzz wait
+# for the build (TEST_AFTER), so no two makes write build-san/ at once; test-san also waits for
+# the siw guest, which keeps a core busy: the sanitizer pass's timing-bound checks run beside
+# nothing heavier than the unit tests and the hostile-DUT scripts (a quarter of a core), and the
+# fuzz targets, last, get both cores for their 5 s each.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-san test-fuzz; test-unit san-build interop test-hostile"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-san test-fuzz; san-build interop test-unit test-hostile"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
 AFTER=${TEST_AFTER:-"test-san:san-build test-san:interop test-fuzz:san-build"}
 mkdir -p "$LOGS"
