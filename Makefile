@@ -3,7 +3,8 @@
 #   make            build build/iwspec and the test binaries
 #   make run        install missing build dependencies, build, run the suite against the
 #                   built-in reference DUT, write reports to out/latest/ (report.html and pcaps too)
-#   make test       unit, property and golden tests, CLI tests, then the same under ASan+UBSan
+#   make test       every check once, in two lanes (tools/test-all.sh, docs/testing.md): unit,
+#                   CLI, matrices, siw, the ASan+UBSan pass, the fuzz targets
 #   make reflector  build/iwspec-reflector, docs/reflector.md's application on the verbs API
 #   make interop    the suite against Linux siw in a qemu guest, both roles, against the
 #                   committed baselines (part of make test; docs/interop/linux-siw.md)
@@ -72,7 +73,7 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 include fuzz/fuzz.mk
 include reflector/reflector.mk
 
-.PHONY: all run test test-unit test-cli test-san bench install clean deps vectors conformance mutants interop
+.PHONY: all run test test-unit test-cli test-hostile test-san san-cli bench install clean deps vectors conformance mutants interop
 all: $(BUILD)/iwspec $(BUILD)/run_tests $(BUILD)/rawtcp_probe
 
 $(BUILD)/%.o: %.c
@@ -117,24 +118,31 @@ test:
 test-unit: $(BUILD)/run_tests
 	$(BUILD)/run_tests
 
+# The CLI scripts split between the two builds (docs/testing.md, "Which build runs which check"):
+# each runs once. These run on the ordinary build; run.sh, vectors.sh, netfuzz.sh and report.sh
+# run under ASan+UBSan in test-san, and test-hostile holds the scripts that mostly wait on DUT
+# timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers, which
+# skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
 test-cli: $(BUILD)/iwspec
 	sh tools/check-octets.sh
 	sh tests/cli/check_octets.sh
-	IWSPEC=$(BUILD)/iwspec sh tests/cli/run.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/mutants.sh
-	IWSPEC=$(BUILD)/iwspec sh tests/cli/vectors.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/decode_capture.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/tshark_check.sh
-	IWSPEC=$(BUILD)/iwspec sh tests/cli/netfuzz.sh
-	IWSPEC=$(BUILD)/iwspec sh tests/cli/fuzz_hostile.sh
-	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
-	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile_run.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/rawtcp.sh
-	IWSPEC=$(BUILD)/iwspec sh tests/cli/report.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/coverage.sh
 	IWSPEC=$(BUILD)/iwspec sh tests/cli/rping.sh
 	sh tests/cli/install.sh
 	@if [ -f /usr/include/rdma/rdma_cma.h ]; then $(MAKE) --no-print-directory reflector; fi
 	REFLECTOR=$(BUILD)/iwspec-reflector sh tests/cli/reflector.sh
+	@if [ -n "$(CLI_ALL)" ]; then $(MAKE) --no-print-directory test-hostile SAN_CLI_IWSPEC=$(BUILD)/iwspec SAN_CLI_ENV= san-cli; fi
+
+# The CLI scripts against hostile DUTs: a minute of waiting on timeouts for little CPU, so
+# make test runs them beside the CPU-bound stages (tools/test-all.sh).
+test-hostile: $(BUILD)/iwspec
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/fuzz_hostile.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile.sh
+	IWSPEC=$(BUILD)/iwspec sh tests/cli/hostile_run.sh
 
 # Real Linux siw (tools/siw-guest/) as the DUT in both roles, against duts/linux-siw.*.expect.
 interop: $(BUILD)/iwspec
@@ -143,8 +151,10 @@ interop: $(BUILD)/iwspec
 # The whole suite against the built-in DUT in every profile, for each DUT configuration
 # (markers yes/no x crc required/optional-off) and each resegmentation mode; fails on any FAIL
 # or ERROR (tools/conformance.sh; JOBS runs at a time, default 2, each 40 cases at a time).
+# make test sets CONFORMANCE_MODES to the columns other than random, which test-san runs.
+CONFORMANCE_MODES ?= none octet random coalesce
 conformance: $(BUILD)/iwspec
-	IWSPEC=$(BUILD)/iwspec sh tools/conformance.sh
+	IWSPEC=$(BUILD)/iwspec MODES="$(CONFORMANCE_MODES)" sh tools/conformance.sh
 
 # The mutant zoo (docs/mutants.md): the suite against the clean built-in DUT and every mutant,
 # twice; fails on a clean FAIL or ERROR, a surviving mutant, one caught only by cases citing
@@ -167,22 +177,25 @@ SAN_OPT  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-san
 san-build:
 	@$(MAKE) --no-print-directory -j$(NPROC) BUILD=build-san CC=$(SAN_CC) OPT="$(SAN_OPT)" all
 
-# The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# Under AddressSanitizer and UndefinedBehaviorSanitizer: the unit tests, the CLI scripts that feed
+# the binary its inputs (command lines, hex, captures, vector files, fuzzed streams, reports) and
+# the random-resegmentation column of the conformance matrix (make conformance runs the other
+# columns when make test runs both; tools/test-all.sh). These scripts run here only, not on the
+# ordinary build as well: each check once, in the build that sees the most.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+SAN_CLI_IWSPEC ?= build-san/iwspec
+SAN_CLI_ENV    ?= $(SAN_ENV)
 test-san: san-build
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		build-san/run_tests
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IWSPEC=build-san/iwspec sh tests/cli/run.sh
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IWSPEC=build-san/iwspec sh tests/cli/mutants.sh
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IWSPEC=build-san/iwspec MODES=random JOBS=2 sh tools/conformance.sh --jobs 8
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IWSPEC=build-san/iwspec sh tests/cli/vectors.sh
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IWSPEC=build-san/iwspec sh tests/cli/netfuzz.sh
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		REPORT_QUICK=1 IWSPEC=build-san/iwspec sh tests/cli/report.sh
+	$(SAN_ENV) build-san/run_tests
+	@$(MAKE) --no-print-directory san-cli
+	$(SAN_ENV) IWSPEC=build-san/iwspec MODES=random JOBS=2 sh tools/conformance.sh --jobs 8
+
+# The CLI scripts of the sanitizer pass (CLI_ALL=1 make test-cli runs them on the ordinary build).
+san-cli:
+	$(SAN_CLI_ENV) IWSPEC=$(SAN_CLI_IWSPEC) sh tests/cli/run.sh
+	$(SAN_CLI_ENV) IWSPEC=$(SAN_CLI_IWSPEC) sh tests/cli/vectors.sh
+	$(SAN_CLI_ENV) IWSPEC=$(SAN_CLI_IWSPEC) sh tests/cli/netfuzz.sh
+	$(SAN_CLI_ENV) IWSPEC=$(SAN_CLI_IWSPEC) sh tests/cli/report.sh
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libiwengine.a
 	@mkdir -p $(dir $@)

@@ -1,25 +1,39 @@
 #!/bin/sh
 # tools/test-all.sh - `make test`: every check of the project, in lanes that run side by side.
 #
-# The Linux siw stage waits on a qemu guest (one emulated core) for about three minutes; it runs
-# beside the other stages, which run one after the other. Three lanes (the sanitizer stages apart
-# too) were tried and were faster, but loaded two cores so much (load average 15-50) that
-# timing-bound checks under ASan failed: the DUT's close after a FIN or its RST came later than a
-# case allows. With two lanes the guest overlaps the CLI tests, and the sanitizer pass runs alone.
+# Two lanes run side by side, split by what their stages spend: lane 1 the stages that keep the
+# cores busy (the CLI scripts, the matrices, the sanitizer pass, the fuzz targets), lane 2 those
+# that mostly wait (the unit tests on their timeouts, the Linux siw stage on its qemu guest of one
+# emulated core, the CLI scripts against hostile DUTs). Three lanes (the sanitizer stages apart
+# too) were tried and loaded two cores so much (load average 15-50) that timing-bound checks
+# under ASan failed: the DUT's close after a FIN or its RST came later than a case allows. Lane 2
+# ends its siw stage before lane 1 starts the sanitizer pass (TEST_AFTER below).
+# Each check runs once (docs/testing.md): the sanitizer pass carries run.sh, vectors.sh,
+# netfuzz.sh, report.sh and the random-resegmentation column of the conformance matrix, so when
+# both stages run here, `make conformance` leaves that column out (CONFORMANCE_MODES).
 # Every stage runs even after a failure (so one run shows every failure), and the run fails if
 # any stage failed. Each stage's output goes to its own log, printed (its failures first, then
-# its tail) when the stage fails; a line per stage says how long it took. What both lanes share
-# (build/iwspec, the reflector) is built first, so no two makes write the same files.
+# its tail) when the stage fails; a line per stage says how long it took, wall and CPU (user+sys
+# of the stage's processes). What both lanes share (build/iwspec, the reflector) is built first,
+# so no two makes write the same files. A new stage is a Makefile target added to a lane below.
 #
 #   sh tools/test-all.sh [STAGE...]      (default: all stages; a stage is a Makefile target)
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
-#   test-unit test-cli conformance mutants test-san test-fuzz
-#   interop                                   Linux siw in the qemu guest
+#   test-cli conformance mutants test-san test-fuzz      busy
+#   san-build interop test-unit test-hostile             waiting (interop: Linux siw in qemu)
+# The sanitizer build (which the fuzz targets link too) is made first in lane 2, while lane 1
+# runs the CLI scripts; then the siw guest runs beside the matrices. test-san and test-fuzz wait
+# for the build (TEST_AFTER), so no two makes write build-san/ at once; test-san also waits for
+# the siw guest, which keeps a core busy: the sanitizer pass's timing-bound checks run beside
+# nothing heavier than the unit tests and the hostile-DUT scripts (a quarter of a core), and the
+# fuzz targets, last, get both cores for their 5 s each.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-unit test-cli conformance mutants test-san test-fuzz; interop"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-san test-fuzz; san-build interop test-unit test-hostile"}
+# STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
+AFTER=${TEST_AFTER:-"test-san:san-build test-san:interop test-fuzz:san-build"}
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.log "$LOGS"/*.result
 start=$(date +%s)
@@ -31,20 +45,31 @@ wanted() {
 	return 1
 }
 
+# The random column of the conformance matrix runs in test-san when both stages run.
+in_lanes() {
+	case " $(echo "$LANES" | tr ';' ' ') " in *" $1 "*) wanted "$1" ;; *) return 1 ;; esac
+}
+if in_lanes conformance && in_lanes test-san; then
+	export CONFORMANCE_MODES="${CONFORMANCE_MODES:-none octet coalesce}"
+fi
+
 # One stage: its make target with the output in its log; "ok|FAIL SECONDS" in its .result.
+# Its CPU time (user+sys of its processes) comes from the shell's `times` in a subshell.
 stage() {
 	t0=$(date +%s)
-	make --no-print-directory "$1" >"$LOGS/$1.log" 2>&1
-	rc=$?
+	cpu=$( (make --no-print-directory "$1" >"$LOGS/$1.log" 2>&1; echo $? >"$LOGS/$1.rc"; times) | tail -n 1 |
+		awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } } END { printf "%.0f", c }')
+	rc=$(cat "$LOGS/$1.rc")
+	rm -f "$LOGS/$1.rc"
 	t1=$(date +%s)
 	counts=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$LOGS/$1.log" |
 		sed 's/^[A-Za-z_-]*: //' | awk '{p += $1; f += $3} END {if (NR) printf "%d passed, %d failed", p, f}')
 	if [ $rc -eq 0 ]; then
-		echo "test: $1 ok in $((t1 - t0)) s${counts:+ ($counts)} [at $((t1 - start)) s]"
+		echo "test: $1 ok in $((t1 - t0)) s, CPU ${cpu} s${counts:+ ($counts)} [at $((t1 - start)) s]"
 		echo ok >"$LOGS/$1.result"
 	else
 		# The failures first (compile lines would bury them), then the end of the log.
-		echo "test: $1 FAILED (exit $rc) in $((t1 - t0)) s${counts:+ ($counts)}; its failures, then the end of $LOGS/$1.log:"
+		echo "test: $1 FAILED (exit $rc) in $((t1 - t0)) s, CPU ${cpu} s${counts:+ ($counts)}; its failures, then the end of $LOGS/$1.log:"
 		grep -E -A3 '(^|[^A-Za-z])(FAIL|ERROR|Error|error:)' "$LOGS/$1.log" | grep -v '^clang \|^cc \|^gcc ' |
 			head -n 80 | sed 's/^/    /'
 		echo "    ..."
@@ -54,9 +79,22 @@ stage() {
 	return $rc
 }
 
+# after STAGE: waits for the stages STAGE needs (AFTER) that run in some lane; after 20 minutes
+# it goes on, and the stage's own make dependencies do what is left.
+after() {
+	for a in $AFTER; do
+		case $a in "$1":*) ;; *) continue ;; esac
+		need=${a#*:}
+		in_lanes "$need" || continue
+		n=0
+		while [ ! -f "$LOGS/$need.result" ] && [ $n -lt 600 ]; do sleep 2; n=$((n + 1)); done
+	done
+	return 0
+}
+
 lane() {
 	for s in $1; do
-		wanted "$s" && stage "$s"
+		wanted "$s" && after "$s" && stage "$s"
 	done
 }
 
@@ -81,6 +119,8 @@ for r in "$LOGS"/*.result; do
 	[ -f "$r" ] || continue
 	if [ "$(cat "$r")" = ok ]; then pass=$((pass + 1)); else failn=$((failn + 1)); fi
 done
-echo "test: $(($(date +%s) - start)) s in all"
+times >"$LOGS/times"   # in this shell: in $(...) it would be a subshell's, with no children
+cpu=$(tail -n 1 "$LOGS/times" | awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } } END { printf "%.0f", c }')
+echo "test: $(($(date +%s) - start)) s in all, CPU $cpu s (user+sys, the builds included)"
 echo "stages: $pass passed, $failn failed"
 [ $failn -eq 0 ] && [ $pass -gt 0 ]

@@ -6,7 +6,7 @@
 #
 # Chromium and tshark are optional: each check that needs one says SKIP with the reason when it
 # is missing (tools/install-deps.sh installs both). $IWSPEC names the binary (default
-# build/iwspec); REPORT_QUICK=1 (the sanitizer pass) leaves out the browser and tshark checks.
+# build/iwspec); REPORT_QUICK=1 leaves out the browser and tshark checks (a quick run by hand).
 # Ends with "N passed, N failed".
 IWSPEC=${IWSPEC:-build/iwspec}
 pass=0
