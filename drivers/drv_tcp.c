@@ -18,28 +18,29 @@ static int tcp_case_begin(iw_driver *d, iw_err *e)
 	return IW_OK;
 }
 
-static int tcp_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e)
+/* One attempt, or attempts until the timeout while the DUT refuses. A reset at once and an MSS
+ * the kernel refuses keep their codes: neither is the DUT's absence. */
+static int tcp_dial(iw_driver *d, bool once, int *fd, int64_t timeout_ms, int mss, iw_err *e)
 {
 	tcp_priv *t = d->priv;
 	iw_err ce;
 	if (timeout_ms <= 0)
 		timeout_ms = d->cfg->connect_timeout_ms;
-	int rc = iw_net_connect(t->host, t->port, timeout_ms, mss, fd, &ce);
+	int rc = once ? iw_net_connect_once(t->host, t->port, timeout_ms, mss, fd, &ce)
+		      : iw_net_connect(t->host, t->port, timeout_ms, mss, fd, &ce);
 	if (rc != IW_OK)
-		return iw_errf(e, rc == IW_NET_ERESET_AT_ONCE ? rc : IW_ESTATE, "tcp: %s", ce.msg);
+		return iw_errf(e, rc == IW_NET_ERESET_AT_ONCE || rc == IW_EINVAL ? rc : IW_ESTATE, "tcp: %s", ce.msg);
 	return IW_OK;
+}
+
+static int tcp_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e)
+{
+	return tcp_dial(d, false, fd, timeout_ms, mss, e);
 }
 
 static int tcp_connect_once(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e)
 {
-	tcp_priv *t = d->priv;
-	iw_err ce;
-	if (timeout_ms <= 0)
-		timeout_ms = d->cfg->connect_timeout_ms;
-	int rc = iw_net_connect_once(t->host, t->port, timeout_ms, mss, fd, &ce);
-	if (rc != IW_OK)
-		return iw_errf(e, rc == IW_NET_ERESET_AT_ONCE || rc == IW_EINVAL ? rc : IW_ESTATE, "tcp: %s", ce.msg);
-	return IW_OK;
+	return tcp_dial(d, true, fd, timeout_ms, mss, e);
 }
 
 static int tcp_accept(iw_driver *d, int *fd, int64_t timeout_ms, iw_err *e)
