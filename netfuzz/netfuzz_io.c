@@ -92,9 +92,15 @@ int nf_drv_connect(nf_session *s, int *fd, iw_err *e)
 				close(f);
 				return iw_errf(e, IW_ESTATE, "connect: %s", strerror(err));
 			}
-			if (!nf_wait(s, f, POLLOUT, iw_net_now_ms() + ct) || iw_net_connect_result(f, e) != IW_OK) {
+			if (!nf_wait(s, f, POLLOUT, iw_net_now_ms() + ct)) {
 				close(f);
 				return iw_errf(e, IW_ESTATE, "connect: no connection within %lld ms", (long long)ct);
+			}
+			iw_err ce;
+			if (iw_net_connect_result(f, &ce) != IW_OK) {
+				/* A refusal, or a reset right after the handshake: say which, not a timeout. */
+				close(f);
+				return iw_errf(e, IW_ESTATE, "connect: %s", ce.msg);
 			}
 			iw_net_set_nonblock(f, false);
 		}
