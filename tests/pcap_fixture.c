@@ -1,6 +1,8 @@
 /* Helpers of the capture tests (pcap_fixture.h). */
 #include "pcap_fixture.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,4 +21,28 @@ uint8_t *pf_pattern(size_t n, uint8_t seed)
 	for (size_t i = 0; i < n; i++)
 		b[i] = (uint8_t)(i * 31 + seed);
 	return b;
+}
+
+int pf_decode_stdout(const char *pcap, const iw_decode_opts *o, char **out)
+{
+	const char *opath = pf_tmp_path("decode.out");
+	fflush(stdout);
+	int saved = dup(1);
+	int fd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 1);
+	close(fd);
+	int rc = iw_decode_capture(pcap, o);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	FILE *f = fopen(opath, "rb");
+	*out = calloc(1, 1 << 20);
+	if (f && *out) {
+		size_t n = fread(*out, 1, (1 << 20) - 1, f);
+		(*out)[n] = '\0';
+	}
+	if (f)
+		fclose(f);
+	unlink(opath);
+	return rc;
 }

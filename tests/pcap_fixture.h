@@ -7,10 +7,16 @@
 
 #include "check.h"
 
+#include "decode_pcap.h"
+
 /* /tmp/iwspec-test-pcap-PID-name, in one of four rotating static buffers. */
 const char *pf_tmp_path(const char *name);
 
 /* n octets (malloc'd, at least 1) of a pattern that differs with seed; free() it. */
 uint8_t *pf_pattern(size_t n, uint8_t seed);
+
+/* Runs `iwspec decode` (iw_decode_capture) on a capture with its stdout in a scratch file;
+ * returns the exit status and the output (malloc'd, at most 1 MiB, NUL-terminated). */
+int pf_decode_stdout(const char *pcap, const iw_decode_opts *o, char **out);
 
 #endif

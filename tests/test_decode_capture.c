@@ -15,6 +15,7 @@
 #include "decode_pcap.h"
 #include "mpa_fpdu.h"
 #include "mpa_frame.h"
+#include "pcap_fixture.h"
 #include "pcap_write.h"
 
 static uint8_t req[64], rep[64], badreq[64];
@@ -215,30 +216,6 @@ static void write_capture(const char *path, int n)
 	CHECK_EQ(iw_pcap_writer_commit(w, path, &e), 0);
 }
 
-static int decode_to(const char *pcap, const iw_decode_opts *o, char **out)
-{
-	char opath[256];
-	tmp_path(opath, sizeof opath, "decode.out");
-	fflush(stdout);
-	int saved = dup(1);
-	int fd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 1);
-	close(fd);
-	int rc = iw_decode_capture(pcap, o);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	FILE *f = fopen(opath, "rb");
-	*out = calloc(1, 1 << 20);
-	if (f) {
-		size_t n = fread(*out, 1, (1 << 20) - 1, f);
-		(*out)[n] = '\0';
-		fclose(f);
-	}
-	unlink(opath);
-	return rc;
-}
-
 static size_t count(const char *s, const char *what)
 {
 	size_t n = 0;
@@ -256,7 +233,7 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 	iw_decode_opts o;
 	iw_decode_opts_default(&o);
 	char *out;
-	CHECK_EQ(decode_to(path, &o, &out), IW_DECODE_VIOLATIONS);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_VIOLATIONS);
 	CHECK_EQ(count(out, "\n"), 30 + 4);         /* the lines, a blank line, three of summary */
 	CHECK_EQ(count(out, "\nconnection ") + (strncmp(out, "connection ", 11) == 0), 30);
 	CHECK_EQ(count(out, ": conforms\n"), 10);
@@ -271,7 +248,7 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 
 	/* The details: every frame, and the same verdicts. */
 	o.details = true;
-	CHECK_EQ(decode_to(path, &o, &out), IW_DECODE_VIOLATIONS);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_VIOLATIONS);
 	CHECK_EQ(count(out, "MPA Request frame"), 30);
 	CHECK_EQ(count(out, "MPA Reply frame"), 10);
 	CHECK_EQ(count(out, "  VIOLATION MPA-6.1-R2a at offset 0: error: no Reply"), 20);
@@ -280,7 +257,7 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 	/* JSON: one document, a connection object each, with its summary; the totals. */
 	o.details = false;
 	o.json = true;
-	CHECK_EQ(decode_to(path, &o, &out), IW_DECODE_VIOLATIONS);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_VIOLATIONS);
 	json_error_t je;
 	json_t *j = json_loads(out, 0, &je);
 	CHECK(j != NULL);
@@ -307,7 +284,7 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 	/* At most 4 connections held: every connection is still judged, in bounded memory. */
 	o.json = false;
 	o.limits.max_conns = 4;
-	CHECK_EQ(decode_to(path, &o, &out), IW_DECODE_VIOLATIONS);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_VIOLATIONS);
 	CHECK(strstr(out, "at most 4 open at once") != NULL || strstr(out, "at most 1 open at once") != NULL);
 	CHECK(strstr(out, "20 Requests without a Reply") != NULL);
 	free(out);
@@ -336,14 +313,14 @@ TEST(decode_capture_evicts_and_says_so)
 	iw_decode_opts_default(&o);
 	o.limits.max_conns = 3;
 	char *out;
-	CHECK_EQ(decode_to(path, &o, &out), IW_DECODE_CONFORMS);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_CONFORMS);
 	CHECK_EQ(count(out, "conforms; NOTE (not judged to its end): evicted at frame"), 7);
 	CHECK(strstr(out, "10 TCP connections, at most 3 open at once") != NULL);
 	CHECK(strstr(out, "7 not judged to their end") != NULL);
 	CHECK(strstr(out, "the capture conforms as far as it was judged: 10 MPA connections, 7 not to their end") != NULL);
 	free(out);
 	o.limits.max_conns = 10;
-	CHECK_EQ(decode_to(path, &o, &out), IW_DECODE_CONFORMS);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_CONFORMS);
 	CHECK(strstr(out, "the capture conforms: 10 MPA connections") != NULL);
 	CHECK(strstr(out, "NOTE") == NULL);
 	free(out);

@@ -22,29 +22,11 @@
  * the output (malloc'd). */
 static int decode_capture(const char *pcap, bool json, char **out)
 {
-	const char *opath = pf_tmp_path("decode.out");
-	fflush(stdout);
-	int saved = dup(1);
-	int fd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 1);
-	close(fd);
 	iw_decode_opts o;
 	iw_decode_opts_default(&o);
 	o.json = json;
 	o.details = true;
-	int rc = iw_decode_capture(pcap, &o);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	FILE *f = fopen(opath, "rb");
-	*out = calloc(1, 1 << 20);
-	if (f) {
-		size_t n = fread(*out, 1, (1 << 20) - 1, f);
-		(*out)[n] = '\0';
-		fclose(f);
-	}
-	unlink(opath);
-	return rc;
+	return pf_decode_stdout(pcap, &o, out);
 }
 
 /* Two connection models pumped against each other, every piece recorded as a chunk. */
