@@ -269,9 +269,8 @@ static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_e
 		int cr = iw_net_connect_once(x->host, x->port, left < 200 ? left : 200, mss, fd, &ce);
 		if (cr == IW_OK)
 			return IW_OK;
-		if (cr == IW_EINVAL) /* an MSS the kernel refuses: no retry makes it take it */
-			return iw_errf(e, IW_EINVAL, "exec: %s", ce.msg);
-		if (cr == IW_NET_ERESET_AT_ONCE)
+		/* An MSS the kernel refuses (no retry makes it take it), or the DUT's reset at once. */
+		if (cr == IW_EINVAL || cr == IW_NET_ERESET_AT_ONCE)
 			return iw_errf(e, cr, "exec: %s", ce.msg);
 		sleep_ms(20);
 	}

@@ -38,8 +38,8 @@ static int ref_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_er
 	iw_err ce;
 	int rc = iw_net_connect("127.0.0.1", iw_ref_server_port(r->srv),
 				timeout_ms > 0 ? timeout_ms : d->cfg->connect_timeout_ms, mss, fd, &ce);
-	if (rc != IW_OK) /* a reset at once is the DUT's answer (hostile rst): its code goes up */
-		return iw_errf(e, rc == IW_NET_ERESET_AT_ONCE ? rc : IW_ESTATE, "ref: %s", ce.msg);
+	if (rc != IW_OK) /* net.h's code as it is: a reset at once is the DUT's answer (hostile rst) */
+		return iw_errf(e, rc, "ref: %s", ce.msg);
 	return IW_OK;
 }
 

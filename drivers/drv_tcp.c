@@ -18,8 +18,8 @@ static int tcp_case_begin(iw_driver *d, iw_err *e)
 	return IW_OK;
 }
 
-/* One attempt, or attempts until the timeout while the DUT refuses. A reset at once and an MSS
- * the kernel refuses keep their codes: neither is the DUT's absence. */
+/* One attempt, or attempts until the timeout while the DUT refuses; net.h's code goes up as it is
+ * (a reset at once and an MSS the kernel refuses are not the DUT's absence). */
 static int tcp_dial(iw_driver *d, bool once, int *fd, int64_t timeout_ms, int mss, iw_err *e)
 {
 	tcp_priv *t = d->priv;
@@ -29,7 +29,7 @@ static int tcp_dial(iw_driver *d, bool once, int *fd, int64_t timeout_ms, int ms
 	int rc = once ? iw_net_connect_once(t->host, t->port, timeout_ms, mss, fd, &ce)
 		      : iw_net_connect(t->host, t->port, timeout_ms, mss, fd, &ce);
 	if (rc != IW_OK)
-		return iw_errf(e, rc == IW_NET_ERESET_AT_ONCE || rc == IW_EINVAL ? rc : IW_ESTATE, "tcp: %s", ce.msg);
+		return iw_errf(e, rc, "tcp: %s", ce.msg);
 	return IW_OK;
 }
 
