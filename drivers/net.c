@@ -150,6 +150,8 @@ int iw_net_connect_result(int fd, iw_err *e)
 	socklen_t len = sizeof err;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 		err = errno;
+	if (err == ECONNRESET || err == EPIPE)
+		return iw_errf(e, IW_NET_ERESET_AT_ONCE, "the DUT reset the connection (RST) right after the handshake");
 	if (err)
 		return iw_errf(e, IW_ESTATE, "%s", strerror(err));
 	return IW_OK;
@@ -172,18 +174,11 @@ int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int
 			return iw_errf(e, IW_ESTATE, "connect to %s:%u: no answer within %lld ms", host,
 				       (unsigned)port, (long long)timeout_ms);
 		}
-		int err = 0;
-		socklen_t len = sizeof err;
-		if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-			err = errno;
-		if (err == ECONNRESET || err == EPIPE) {
+		iw_err ce;
+		rc = iw_net_connect_result(s, &ce);
+		if (rc) {
 			close(s);
-			return iw_errf(e, IW_NET_ERESET_AT_ONCE, "connect to %s:%u: the DUT reset the connection (RST) right "
-				       "after the handshake", host, (unsigned)port);
-		}
-		if (err) {
-			close(s);
-			return iw_errf(e, IW_ESTATE, "connect to %s:%u: %s", host, (unsigned)port, strerror(err));
+			return iw_errf(e, rc, "connect to %s:%u: %s", host, (unsigned)port, ce.msg);
 		}
 	}
 	iw_net_set_nonblock(s, false);

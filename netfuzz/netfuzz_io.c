@@ -97,10 +97,11 @@ int nf_drv_connect(nf_session *s, int *fd, iw_err *e)
 				return iw_errf(e, IW_ESTATE, "connect: no connection within %lld ms", (long long)ct);
 			}
 			iw_err ce;
-			if (iw_net_connect_result(f, &ce) != IW_OK) {
+			int rc = iw_net_connect_result(f, &ce);
+			if (rc) {
 				/* A refusal, or a reset right after the handshake: say which, not a timeout. */
 				close(f);
-				return iw_errf(e, IW_ESTATE, "connect: %s", ce.msg);
+				return iw_errf(e, rc, "connect: %s", ce.msg);
 			}
 			iw_net_set_nonblock(f, false);
 		}

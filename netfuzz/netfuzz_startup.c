@@ -172,6 +172,12 @@ int nf_calibrate(nf_session *s, iw_err *e)
 	const iw_profile *p = s->d.profile;
 	int fd;
 	int rc = nf_drv_connect(s, &fd, e);
+	if (rc == IW_NET_ERESET_AT_ONCE && p->startup_frames) {
+		/* It accepted and reset before its frame: a startup it cannot complete, not an
+		 * unreachable DUT (whether the reset lands before or after connect() returns is a race). */
+		enum iw_mpa_kind theirs = s->d.role == IW_ROLE_RESPONDER ? IW_MPA_REPLY : IW_MPA_REQUEST;
+		return startup_failed(s, NF_RD_RST, NULL, 0, theirs, iw_net_now_ms(), 0, e);
+	}
 	if (rc) {
 		char why[sizeof e->msg];
 		snprintf(why, sizeof why, "%s", e->msg);

@@ -123,3 +123,47 @@ TEST(netfuzz_frame_header_is_judged_by_the_engine)
 	memset(&v, 0, sizeof v);
 	CHECK(nf_judge_frame_head(p, IW_MPA_REPLY, b, 19, &v));
 }
+
+/* A DUT that accepts and resets before its Reply cannot complete a startup, whether the reset
+ * lands before connect() returns (the driver says IW_NET_ERESET_AT_ONCE) or after it (a read
+ * meets the RST). CI met the first order and called the DUT unreachable; this pins it. */
+static int reset_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_err *e)
+{
+	(void)d;
+	(void)timeout_ms;
+	(void)mss;
+	*fd = -1;
+	return iw_errf(e, IW_NET_ERESET_AT_ONCE, "connect to 127.0.0.1:1: the DUT reset the connection (RST) right "
+		       "after the handshake");
+}
+
+static int no_case(iw_driver *d, iw_err *e)
+{
+	(void)d;
+	(void)e;
+	return IW_OK;
+}
+
+TEST(netfuzz_reset_at_connect_is_a_startup_failure)
+{
+	static const iw_driver_ops ops = {.name = "reset", .case_begin = no_case, .connect = reset_connect};
+	iw_driver drv = {.ops = &ops};
+	nf_session *s = calloc(1, sizeof *s);
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	s->drv = &drv;
+	s->c.fd = -1;
+	s->d.profile = iw_profile_find("rfc5044");
+	s->d.role = IW_ROLE_RESPONDER;
+	s->timeout_ms = s->run_timeout_ms = 250;
+	s->live_ms = 2000;
+	iw_err e;
+	memset(&e, 0, sizeof e);
+	CHECK_EQ(nf_calibrate(s, &e), IW_ESTATE);
+	CHECK(strstr(e.msg, "cannot complete a conforming startup: it sent no Reply") != NULL);
+	CHECK(strstr(e.msg, "reset the connection (RST)") != NULL);
+	CHECK(strstr(e.msg, "[MPA-6.1-R2a]") != NULL);
+	CHECK(strstr(e.msg, "cannot reach") == NULL);
+	free(s);
+}
