@@ -10,7 +10,9 @@
  * each of those configurations too: it must pass them all, and a verdict it already has is
  * never counted as a catch. Robustness mutants are also fuzzed (`iwspec fuzz`), which must find
  * them. The matrix goes to mutants.txt and mutants.json in the report directory; with
- * --repeat the whole matrix is made several times and must come out identical.
+ * --repeat the whole matrix is made several times and must come out identical, with --expect it
+ * must equal a matrix made before (make test's, tests/mutants.expect): the same determinism
+ * check for half the runs, and a change in what the suite catches shows up in review.
  *
  * This file is the command; cmd_mutants_int.h lists the files that plan, run and judge.
  */
@@ -26,13 +28,15 @@
 
 #include "cli.h"
 #include "cmd_mutants_int.h"
+#include "hexin.h"
 #include "version.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: iwspec mutants [--mutant NAME]... [--family F]... [--sample] [--profile P|all]\n"
-		"                      [--report DIR] [--jobs N] [--repeat N] [--case-dir DIR] [--no-fuzz]\n"
+		"                      [--report DIR] [--jobs N] [--repeat N] [--expect FILE] [--case-dir DIR]\n"
+		"                      [--no-fuzz]\n"
 		"       iwspec mutants --list [--markdown]\n"
 		"\n"
 		"Runs the conformance suite against the clean built-in DUT and against each mutant (a\n"
@@ -50,6 +54,7 @@ static void usage(FILE *f)
 		"  --report DIR    where the matrix and the runs go (default out/mutants)\n"
 		"  --jobs N        runs at a time (default 4; each runs its cases 16 at a time)\n"
 		"  --repeat N      make the whole matrix N times; the matrices must be identical\n"
+		"  --expect FILE   the matrix must be identical to FILE (a mutants.txt kept from before)\n"
 		"  --case-dir DIR  where the case catalog lives\n"
 		"  --no-fuzz       do not fuzz the robustness mutants\n"
 		"  --list          list the mutants (--markdown: as the table of docs/mutants.md)\n"
@@ -60,7 +65,8 @@ static void usage(FILE *f)
 		"\n"
 		"exit status: 0 the clean DUT passed and every mutant was detected by a case citing its\n"
 		"requirement (and the matrices agree), 1 otherwise (a clean FAIL or ERROR, a surviving\n"
-		"mutant, a mutant caught only by cases citing other requirements, matrices that differ),\n"
+		"mutant, a mutant caught only by cases citing other requirements, matrices that differ,\n"
+		"a matrix unlike --expect's),\n"
 		"2 bad usage, 3 a run could not be made or read\n");
 }
 
@@ -88,6 +94,7 @@ static int parse_options(int argc, char **argv, opts *o, choice *ch)
 		{"report", required_argument, 0, 'o'},  {"jobs", required_argument, 0, 'j'},
 		{"repeat", required_argument, 0, 'r'},  {"case-dir", required_argument, 0, 'd'},
 		{"no-fuzz", no_argument, 0, 'Z'},       {"list", no_argument, 0, 'l'},
+		{"expect", required_argument, 0, 'e'},
 		{"markdown", no_argument, 0, 'M'},      {"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -141,6 +148,11 @@ static int parse_options(int argc, char **argv, opts *o, choice *ch)
 				return bad("--repeat '%s': use 1 to 5", optarg);
 			break;
 		case 'd': o->case_dir = optarg; break;
+		case 'e':
+			if (access(optarg, R_OK) != 0)
+				return bad("--expect '%s': no such readable file", optarg);
+			o->expect = optarg;
+			break;
 		case 'Z': o->fuzz = false; break;
 		case 'l': ch->list = true; break;
 		case 'M': ch->markdown = true; break;
@@ -257,9 +269,48 @@ static int make_plan(const opts *o, const bool *in_run, const applies *ap, plan 
 typedef struct matrices {
 	int status;
 	bool identical;
+	bool expected;      /* equal to --expect's matrix (true without --expect) */
 	char *first_text;
 	json_t *jreps;
 } matrices;
+
+/* Whether text is --expect's matrix; on a difference, its first differing line and the fix. */
+static bool matches_expected(const opts *o, const char *text)
+{
+	uint8_t *want = NULL;
+	size_t wlen = 0;
+	char msg[256];
+	if (iw_read_input(o->expect, 16u << 20, &want, &wlen, msg, sizeof msg) != 0) {
+		fprintf(stdout, "\n--expect %s: %s\n", o->expect, msg);
+		return false;
+	}
+	size_t tlen = strlen(text);
+	bool same = wlen == tlen && !memcmp(want, text, tlen);
+	if (!same) {
+		/* The first line where they part. */
+		size_t i = 0, line = 1, ls = 0;
+		while (i < tlen && i < wlen && text[i] == (char)want[i]) {
+			if (text[i] == '\n') {
+				line++;
+				ls = i + 1;
+			}
+			i++;
+		}
+		int gl = (int)strcspn(text + ls, "\n"), wl = 0;
+		while (ls + (size_t)wl < wlen && want[ls + (size_t)wl] != '\n')
+			wl++;
+		fprintf(stdout,
+			"\nthe matrix differs from %s, first at line %zu:\n  expected: %.*s\n  got:      %.*s\n"
+			"A mutant's outcome or the cases that catch it changed. If the change is meant (a case\n"
+			"added or fixed, a mutant added), keep the new matrix: cp %s/mutants.txt %s\n",
+			o->expect, line, wl > 200 ? 200 : wl, (const char *)want + ls, gl > 200 ? 200 : gl, text + ls,
+			o->report, o->expect);
+	} else {
+		fprintf(stdout, "the matrix is identical to %s\n", o->expect);
+	}
+	free(want);
+	return same;
+}
 
 /* The matrix of repetition rep, written to mutants[-N].txt. Returns false out of memory. */
 static bool one_matrix(const opts *o, const plan *pl, int rep, const bool *in_run, const applies *ap, matrices *mx)
@@ -284,6 +335,11 @@ static bool one_matrix(const opts *o, const plan *pl, int rep, const bool *in_ru
 	if (rep == 0) {
 		fputs(text, stdout);
 		mx->first_text = text;
+		if (o->expect && !matches_expected(o, text)) {
+			mx->expected = false;
+			if (mx->status == IW_EXIT_OK)
+				mx->status = IW_EXIT_FAIL;
+		}
 	} else {
 		if (strcmp(text, mx->first_text) != 0) {
 			fprintf(stdout, "\nrepeat %d gave a different matrix: compare %s/mutants.txt with %s\n", rep + 1,
@@ -341,7 +397,7 @@ int cmd_mutants(int argc, char **argv)
 	double took = mu_now_s() - t0;
 
 	/* The matrices, one per repetition. */
-	matrices mx = {.status = IW_EXIT_OK, .identical = true, .first_text = NULL, .jreps = json_array()};
+	matrices mx = {.status = IW_EXIT_OK, .identical = true, .expected = true, .first_text = NULL, .jreps = json_array()};
 	json_t *jroot = json_object();
 	for (int rep = 0; rep < o.repeat; rep++)
 		if (!one_matrix(&o, &pl, rep, in_run, ap, &mx))
@@ -350,6 +406,8 @@ int cmd_mutants(int argc, char **argv)
 	json_object_set_new(jroot, "tool", json_pack("{s:s,s:s}", "version", iw_version, "git_rev", iw_git_rev));
 	json_object_set_new(jroot, "repeat", json_integer(o.repeat));
 	json_object_set_new(jroot, "identical", json_boolean(mx.identical));
+	if (o.expect)
+		json_object_set_new(jroot, "expected", json_pack("{s:s,s:b}", "file", o.expect, "identical", mx.expected));
 	json_object_set_new(jroot, "seconds", json_real(took));
 	json_object_set_new(jroot, "matrices", mx.jreps);
 	char path[PATH_CAP];

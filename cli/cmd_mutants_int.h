@@ -74,6 +74,7 @@ typedef struct opts {
 	const char *case_dir;
 	int jobs;
 	int repeat;
+	const char *expect;             /* --expect: the matrix must equal this file's text */
 	bool fuzz;
 	int profile;                    /* -1 all */
 	bool selected[IW_MUTANT_COUNT];

@@ -3,8 +3,9 @@
  *
  * A test is a function registered with TEST(name); CHECK* macros record a failure with the
  * file and line and keep going, so one run shows every broken expectation. The runner
- * (tests/run_tests.c) runs all tests, or those whose name contains argv[1], and ends with
- * the line "N passed, N failed".
+ * (tests/run_tests.c, --help) runs all tests, or those whose name contains its argument, in
+ * worker processes side by side, and ends with the line "N passed, N failed". Tests must not
+ * depend on one another's order or state: each may run in any worker, beside any other.
  */
 #ifndef IW_CHECK_H
 #define IW_CHECK_H

@@ -136,6 +136,23 @@ st=$(matrix other reply-wrong-rev MPA-6.1-R2f)
 st=$(matrix none crc-unchecked MPA-6.1-R2f)
 [ "$st" = 1 ] && grep -q '^framing *crc-unchecked *MPA-5.2-14 *SURVIVED' "$tmp/m-none/out/mutants.txt" && ok ||
 	bad "a catalog that misses the fault: wanted SURVIVED and exit 1 (exit $st)"
+# --expect: the matrix against one kept from before (make test's determinism check). The same
+# catalog again matches its own matrix; a matrix made with another case differs, and the output
+# names the first differing line and the command that keeps the new one.
+expect() {
+	"$IWSPEC" mutants --mutant reply-wrong-rev --profile rfc5044 --case-dir "$tmp/m-cites/cases" \
+		--report "$tmp/m-expect" --expect "$1" >"$tmp/m-expect.log" 2>&1
+	echo $?
+}
+st=$(expect "$tmp/m-cites/out/mutants.txt")
+[ "$st" = 0 ] && grep -q "the matrix is identical to $tmp/m-cites/out/mutants.txt" "$tmp/m-expect.log" && ok ||
+	bad "mutants --expect its own matrix: wanted exit 0 and 'identical' (exit $st)"
+st=$(expect "$tmp/m-other/out/mutants.txt")
+[ "$st" = 1 ] && grep -q "the matrix differs from $tmp/m-other/out/mutants.txt, first at line" "$tmp/m-expect.log" &&
+	grep -q "cp $tmp/m-expect/mutants.txt $tmp/m-other/out/mutants.txt" "$tmp/m-expect.log" && ok ||
+	bad "mutants --expect another matrix: wanted exit 1, the first differing line and the cp (exit $st)"
+"$IWSPEC" mutants --expect "$tmp/nope.txt" >"$tmp/out" 2>&1; [ $? -eq 2 ] && grep -q "no such readable file" "$tmp/out" &&
+	ok || bad "mutants --expect a missing file: wanted exit 2 naming it"
 json_has() { grep -q "$2" "$1" && ok || bad "$1 lacks $2"; }
 json_has "$tmp/m-cites/out/mutants.json" '"result": "detected"'
 json_has "$tmp/m-none/out/mutants.json" '"result": "SURVIVED"'
