@@ -73,7 +73,7 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 include fuzz/fuzz.mk
 include reflector/reflector.mk
 
-.PHONY: all run test test-unit test-cli test-hostile test-san san-cli bench install clean deps vectors conformance mutants interop
+.PHONY: all run test test-unit test-cli test-hostile test-san test-san-conformance san-cli bench install clean deps vectors conformance mutants interop
 all: $(BUILD)/iwspec $(BUILD)/run_tests $(BUILD)/rawtcp_probe
 
 $(BUILD)/%.o: %.c
@@ -151,7 +151,7 @@ interop: $(BUILD)/iwspec
 # The whole suite against the built-in DUT in every profile, for each DUT configuration
 # (markers yes/no x crc required/optional-off) and each resegmentation mode; fails on any FAIL
 # or ERROR (tools/conformance.sh; JOBS runs at a time, default 2, each 40 cases at a time).
-# make test sets CONFORMANCE_MODES to the columns other than random, which test-san runs.
+# make test sets CONFORMANCE_MODES to the columns other than random, which test-san-conformance runs.
 CONFORMANCE_MODES ?= none octet random coalesce
 conformance: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec MODES="$(CONFORMANCE_MODES)" sh tools/conformance.sh
@@ -179,19 +179,23 @@ SAN_OPT  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-san
 san-build:
 	@$(MAKE) --no-print-directory -j$(NPROC) BUILD=build-san CC=$(SAN_CC) OPT="$(SAN_OPT)" all
 
-# Under AddressSanitizer and UndefinedBehaviorSanitizer: the unit tests, the CLI scripts that feed
-# the binary its inputs (command lines, hex, captures, vector files, fuzzed streams, reports) and
-# the random-resegmentation column of the conformance matrix (make conformance runs the other
-# columns when make test runs both; tools/test-all.sh). These scripts run here only, not on the
-# ordinary build as well: each check once, in the build that sees the most.
+# Under AddressSanitizer and UndefinedBehaviorSanitizer: the unit tests and the CLI scripts that
+# feed the binary its inputs (command lines, hex, captures, vector files, fuzzed streams, reports).
+# These scripts run here only, not on the ordinary build as well: each check once, in the build
+# that sees the most. run_tests one test at a time here: under ASan, workers side by side spend
+# twice the CPU (the sanitizer's mmap and munmap of large blocks flush TLBs across both cores)
+# to save 10 s.
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 SAN_CLI_IWSPEC ?= build-san/iwspec
 SAN_CLI_ENV    ?= $(SAN_ENV)
-# run_tests one test at a time here: under ASan, workers side by side spend twice the CPU (the
-# sanitizer's mmap and munmap of large blocks flush TLBs across both cores) to save 10 s.
 test-san: san-build
 	$(SAN_ENV) build-san/run_tests -j 1
 	@$(MAKE) --no-print-directory san-cli
+
+# The random-resegmentation column of the conformance matrix under the sanitizers (make
+# conformance runs the other columns when make test runs both; tools/test-all.sh). A stage of
+# its own so that make test can run it in the other lane, beside test-san.
+test-san-conformance: san-build
 	$(SAN_ENV) IWSPEC=build-san/iwspec MODES=random JOBS=2 sh tools/conformance.sh --jobs 8
 
 # The CLI scripts of the sanitizer pass (CLI_ALL=1 make test-cli runs them on the ordinary build).

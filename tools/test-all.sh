@@ -2,36 +2,36 @@
 # tools/test-all.sh - `make test`: every check of the project, in lanes that run side by side.
 #
 # Two lanes run side by side, split by what their stages spend: lane 1 the stages that keep the
-# cores busy (the CLI scripts, the matrices, the sanitizer pass, the fuzz targets), lane 2 those
-# that mostly wait (the unit tests on their timeouts, the Linux siw stage on its qemu guest of one
-# emulated core, the CLI scripts against hostile DUTs). Three lanes (the sanitizer stages apart
-# too) were tried and loaded two cores so much (load average 15-50) that timing-bound checks
-# under ASan failed: the DUT's close after a FIN or its RST came later than a case allows. Lane 2
-# ends its siw stage before lane 1 starts the sanitizer pass (TEST_AFTER below).
+# cores busy (the CLI scripts, the matrices, the fuzz targets, the sanitizer pass), lane 2 those
+# that mostly wait (the sanitizer build at first, while lane 1 runs the CLI scripts; the Linux
+# siw stage on its qemu guest of one emulated core; the unit tests on their timeouts; the CLI
+# scripts against hostile DUTs), then the sanitizers' conformance column beside test-san. Three
+# lanes (the sanitizer stages apart too) were tried and loaded two cores so much (load average
+# 15-50) that timing-bound checks under ASan failed: the DUT's close after a FIN or its RST came
+# later than a case allows. So no sanitizer stage runs beside the siw guest (TEST_AFTER below),
+# and no more than two of them at once.
 # Each check runs once (docs/testing.md): the sanitizer pass carries run.sh, vectors.sh,
-# netfuzz.sh, report.sh and the random-resegmentation column of the conformance matrix, so when
-# both stages run here, `make conformance` leaves that column out (CONFORMANCE_MODES).
+# netfuzz.sh, report.sh, and test-san-conformance the random-resegmentation column of the
+# conformance matrix, so when both stages run here, `make conformance` leaves that column out
+# (CONFORMANCE_MODES).
 # Every stage runs even after a failure (so one run shows every failure), and the run fails if
 # any stage failed. Each stage's output goes to its own log, printed (its failures first, then
 # its tail) when the stage fails; a line per stage says how long it took, wall and CPU (user+sys
-# of the stage's processes). What both lanes share (build/iwspec, the reflector) is built first,
-# so no two makes write the same files. A new stage is a Makefile target added to a lane below.
+# of the stage's processes; the qemu guest detaches and is not counted). What both lanes share
+# (build/iwspec, the reflector) is built first, so no two makes write the same files. A new stage
+# is a Makefile target added to a lane below.
 #
 #   sh tools/test-all.sh [STAGE...]      (default: all stages; a stage is a Makefile target)
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
-#   test-cli conformance mutants test-san test-fuzz      busy
-#   san-build interop test-unit test-hostile             waiting (interop: Linux siw in qemu)
-# The sanitizer build (which the fuzz targets link too) is made first in lane 2, while lane 1
-# runs the CLI scripts; then the siw guest runs beside the matrices. test-san and test-fuzz wait
-# for the build (TEST_AFTER), so no two makes write build-san/ at once; test-san also waits for
-# the siw guest, which keeps a core busy: the sanitizer pass's timing-bound checks run beside
-# nothing heavier than the unit tests and the hostile-DUT scripts (a quarter of a core), and the
-# fuzz targets, last, get both cores for their 5 s each.
+#   test-cli conformance mutants test-fuzz test-san                      busy
+#   san-build interop test-unit test-hostile test-san-conformance        waiting, then ASan
+# test-fuzz and test-san wait for the sanitizer build (TEST_AFTER), so no two makes write
+# build-san/ at once; test-san also waits for the siw guest to be done.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-san test-fuzz; san-build interop test-unit test-hostile"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-fuzz test-san; san-build interop test-unit test-hostile test-san-conformance"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
 AFTER=${TEST_AFTER:-"test-san:san-build test-san:interop test-fuzz:san-build"}
 mkdir -p "$LOGS"
@@ -45,11 +45,11 @@ wanted() {
 	return 1
 }
 
-# The random column of the conformance matrix runs in test-san when both stages run.
+# The random column of the conformance matrix runs in test-san-conformance when both stages run.
 in_lanes() {
 	case " $(echo "$LANES" | tr ';' ' ') " in *" $1 "*) wanted "$1" ;; *) return 1 ;; esac
 }
-if in_lanes conformance && in_lanes test-san; then
+if in_lanes conformance && in_lanes test-san-conformance; then
 	export CONFORMANCE_MODES="${CONFORMANCE_MODES:-none octet coalesce}"
 fi
 
