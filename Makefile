@@ -73,7 +73,7 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 include fuzz/fuzz.mk
 include reflector/reflector.mk
 
-.PHONY: all run test test-unit test-cli test-hostile test-san test-san-conformance san-cli bench install clean deps vectors conformance mutants interop
+.PHONY: all run test test-unit test-cli test-hostile test-san test-san-unit test-san-cli test-san-conformance san-cli bench install clean deps vectors conformance mutants interop
 all: $(BUILD)/iwspec $(BUILD)/run_tests $(BUILD)/rawtcp_probe
 
 $(BUILD)/%.o: %.c
@@ -131,7 +131,7 @@ cli.%:
 
 # The CLI scripts split between the two builds (docs/testing.md, "Which build runs which check"):
 # each runs once. These run on the ordinary build; run.sh, vectors.sh, netfuzz.sh and report.sh
-# run under ASan+UBSan in test-san, and test-hostile holds the scripts that mostly wait on DUT
+# run under ASan+UBSan in test-san-cli, and test-hostile holds the scripts that mostly wait on DUT
 # timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers, which
 # skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
 CLI_GCC     := check_octets mutants decode_capture tshark_check rawtcp coverage rping install reflector
@@ -183,22 +183,25 @@ SAN_OPT  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-san
 san-build:
 	@$(MAKE) --no-print-directory -j$(NPROC) BUILD=build-san CC=$(SAN_CC) OPT="$(SAN_OPT)" all
 
-# Under AddressSanitizer and UndefinedBehaviorSanitizer: the unit tests and the CLI scripts that
-# feed the binary its inputs (command lines, hex, captures, vector files, fuzzed streams, reports).
-# These scripts run here only, not on the ordinary build as well: each check once, in the build
-# that sees the most. run_tests one test at a time here: under ASan, workers side by side spend
-# twice the CPU (the sanitizer's mmap and munmap of large blocks flush TLBs across both cores)
-# to save 10 s.
+# Under AddressSanitizer and UndefinedBehaviorSanitizer: the unit tests (test-san-unit), the CLI
+# scripts that feed the binary its inputs: command lines, hex, captures, vector files, fuzzed
+# streams, reports (test-san-cli), and the random-resegmentation column of the conformance matrix
+# (test-san-conformance; make conformance runs the other columns when make test runs both,
+# tools/test-all.sh). These run here only, not on the ordinary build as well: each check once, in
+# the build that sees the most. `make test-san` runs the three; make test spreads them over its
+# two lanes. run_tests one test at a time here: under ASan, workers side by side spend twice the
+# CPU (the sanitizer's mmap and munmap of large blocks flush TLBs across both cores) to save 10 s.
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 SAN_CLI_IWSPEC ?= build-san/iwspec
 SAN_CLI_ENV    ?= $(SAN_ENV)
-test-san: san-build
+test-san: test-san-unit test-san-cli test-san-conformance
+
+test-san-unit: san-build
 	$(SAN_ENV) build-san/run_tests -j 1
+
+test-san-cli: san-build
 	@$(MAKE) --no-print-directory san-cli
 
-# The random-resegmentation column of the conformance matrix under the sanitizers (make
-# conformance runs the other columns when make test runs both; tools/test-all.sh). A stage of
-# its own so that make test can run it in the other lane, beside test-san.
 test-san-conformance: san-build
 	$(SAN_ENV) IWSPEC=build-san/iwspec MODES=random JOBS=2 sh tools/conformance.sh --jobs 8
 

@@ -2,17 +2,18 @@
 # tools/test-all.sh - `make test`: every check of the project, in lanes that run side by side.
 #
 # Two lanes run side by side, split by what their stages spend: lane 1 the stages that keep the
-# cores busy (the CLI scripts, the matrices, the fuzz targets, the sanitizer pass), lane 2 those
-# that mostly wait (the sanitizer build at first, while lane 1 runs the CLI scripts; the Linux
-# siw stage on its qemu guest of one emulated core; the unit tests on their timeouts; the CLI
-# scripts against hostile DUTs), then the sanitizers' conformance column beside test-san. Three
+# cores busy (the CLI scripts, the matrices, the fuzz targets, the sanitizers' CLI scripts), lane
+# 2 those that mostly wait (the sanitizer build at first, while lane 1 runs the CLI scripts; the
+# Linux siw stage on its qemu guest of one emulated core; the unit tests on their timeouts; the
+# CLI scripts against hostile DUTs), then the sanitizers' conformance column and unit tests
+# beside lane 1's sanitizer stage. Three
 # lanes (the sanitizer stages apart too) were tried and loaded two cores so much (load average
 # 15-50) that timing-bound checks under ASan failed: the DUT's close after a FIN or its RST came
 # later than a case allows. So no sanitizer stage runs beside the siw guest (TEST_AFTER below),
 # and no more than two of them at once.
-# Each check runs once (docs/testing.md): the sanitizer pass carries run.sh, vectors.sh,
-# netfuzz.sh, report.sh, and test-san-conformance the random-resegmentation column of the
-# conformance matrix, so when both stages run here, `make conformance` leaves that column out
+# Each check runs once (docs/testing.md): test-san-cli carries run.sh, vectors.sh, netfuzz.sh,
+# report.sh, and test-san-conformance the random-resegmentation column of the conformance
+# matrix, so when both stages run here, `make conformance` leaves that column out
 # (CONFORMANCE_MODES).
 # Every stage runs even after a failure (so one run shows every failure), and the run fails if
 # any stage failed. Each stage's output goes to its own log, printed (its failures first, then
@@ -24,16 +25,16 @@
 #   sh tools/test-all.sh [STAGE...]      (default: all stages; a stage is a Makefile target)
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
-#   test-cli conformance mutants test-fuzz test-san                      busy
-#   san-build interop test-unit test-hostile test-san-conformance        waiting, then ASan
-# test-fuzz and test-san wait for the sanitizer build (TEST_AFTER), so no two makes write
-# build-san/ at once; test-san also waits for the siw guest to be done.
+#   test-cli conformance mutants test-fuzz test-san-cli                                busy
+#   san-build interop test-unit test-hostile test-san-conformance test-san-unit        waiting, then ASan
+# test-fuzz and test-san-cli wait for the sanitizer build (TEST_AFTER), so no two makes write
+# build-san/ at once; test-san-cli also waits for the siw guest to be done.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-fuzz test-san; san-build interop test-unit test-hostile test-san-conformance"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-fuzz test-san-cli; san-build interop test-unit test-hostile test-san-conformance test-san-unit"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
-AFTER=${TEST_AFTER:-"test-san:san-build test-san:interop test-fuzz:san-build"}
+AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-fuzz:san-build"}
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.log "$LOGS"/*.result
 start=$(date +%s)
