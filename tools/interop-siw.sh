@@ -10,9 +10,9 @@
 #      guest, and the findings pass (the F3 cases) comes last for that reason: one boot for the
 #      three instead of three, 40 s less;
 #   3. runs every case with duts/linux-siw.conf (siw as responder) and
-#      duts/linux-siw-initiator.conf (siw as initiator), then the findings pass (the cases the
-#      responder configuration disables as F3, alone), then the rping cases against rdma-core's
-#      rping on siw (duts/linux-siw-rping*.conf, docs/rping.md), inside that namespace, writing
+#      duts/linux-siw-initiator.conf (siw as initiator), then the rping cases against rdma-core's
+#      rping on siw (duts/linux-siw-rping*.conf, docs/rping.md), then the findings pass (the
+#      cases the responder configuration disables as F3, alone), inside that namespace, writing
 #      out/interop/linux-siw/{responder,initiator,findings,rping-*}/ (HTML, JSON, JUnit, pcaps);
 #   4. compares each pass with its committed baseline (duts/linux-siw.*.expect): any verdict that
 #      changed, siw's or iwspec's, fails the run.
