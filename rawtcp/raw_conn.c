@@ -13,6 +13,7 @@
 #define RAW_ARP_RETRY_MS 250
 #define RAW_SYN_RETRY_MS 1000
 #define RAW_RTO_MAX_MS   2000
+#define RAW_STOP_SLICE_MS 100   /* the longest wait between two questions to iw_raw_opts.stop */
 #define RAW_DUT_MSS_DEFAULT 536   /* RFC 9293 §3.7.1: without the option */
 
 uint64_t raw_now_ms(void)
@@ -230,9 +231,13 @@ int raw_pump(iw_raw_conn *c, uint64_t deadline_ms, iw_err *e)
 	}
 	if (now >= deadline_ms)
 		return iw_errf(e, IW_RAW_ETIMEDOUT, "deadline passed");
+	if (c->o.stop && c->o.stop(c->o.stop_ctx))
+		return iw_errf(e, IW_RAW_ESTOPPED, "stopped while waiting for the DUT");
 	uint64_t until = deadline_ms;
 	if (c->rto_at_ms && c->rto_at_ms < until)
 		until = c->rto_at_ms;
+	if (c->o.stop && now + RAW_STOP_SLICE_MS < until)
+		until = now + RAW_STOP_SLICE_MS;
 	bool got;
 	return pump_frame(c, (int)(until - now), &got, e);
 }

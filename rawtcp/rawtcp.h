@@ -51,6 +51,7 @@ enum iw_raw_rc {
 	IW_RAW_ERESET = -21,        /* the DUT reset the connection */
 	IW_RAW_ESYS = -22,          /* a system call failed (e has errno's words) */
 	IW_RAW_EPERM = -23,         /* no CAP_NET_ADMIN, no /dev/net/tun, no such namespace: SKIP */
+	IW_RAW_ESTOPPED = -24,      /* the owner's stop callback asked to end the wait (Ctrl-C) */
 };
 
 /* ---- the link: where Ethernet frames go and come from ---- */
@@ -93,6 +94,10 @@ typedef struct iw_raw_opts {
 	                             * (0 = 200 ms; doubles on each expiry, at most 2 s) */
 	iw_raw_frame_fn on_frame;   /* may be NULL */
 	void *frame_ctx;
+	/* May be NULL. Asked at least every 100 ms of every wait (a signal may wake another thread,
+	 * not the waiting one); true ends the wait with IW_RAW_ESTOPPED, the connection kept. */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 } iw_raw_opts;
 
 void iw_raw_opts_default(iw_raw_opts *o);

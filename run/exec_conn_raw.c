@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "net.h"
 
 static void on_frame(void *arg, enum iw_raw_dir dir, const uint8_t *frame, size_t len, uint64_t usec)
@@ -19,14 +20,21 @@ static void on_frame(void *arg, enum iw_raw_dir dir, const uint8_t *frame, size_
 	iw_result_tcp(h->x->r, IW_TCP_FRAME, dir == IW_RAW_TX ? IW_TO_DUT : IW_FROM_DUT, h->no, ex_tcase(h->x), frame, len);
 }
 
+/* Ctrl-C ends every wait on the raw path within 100 ms, as on the socket path (exec_io.c). */
+static bool stop_asked(void *unused)
+{
+	(void)unused;
+	return iw_interrupted();
+}
+
 static int raw_io_recv(hconn *h, uint8_t *buf, size_t cap, size_t *got, int timeout_ms, iw_err *e)
 {
 	*got = 0;
 	int rc = iw_raw_recv(h->raw, buf, cap, got, timeout_ms, e);
 	if (rc == IW_OK)
 		return *got ? EX_IO_OK : EX_IO_FIN;
-	if (rc == IW_RAW_ETIMEDOUT)
-		return EX_IO_AGAIN;
+	if (rc == IW_RAW_ETIMEDOUT || rc == IW_RAW_ESTOPPED)
+		return EX_IO_AGAIN; /* the caller sees the interruption itself */
 	return rc == IW_RAW_ERESET ? EX_IO_RST : EX_IO_ERR;
 }
 
@@ -40,6 +48,8 @@ static int raw_io_send(hconn *h, const uint8_t *b, size_t n, size_t *sent, int t
 		*sent = n;
 		return EX_IO_OK;
 	}
+	if (rc == IW_RAW_ESTOPPED)
+		return EX_IO_AGAIN;
 	return rc == IW_RAW_ERESET ? EX_IO_RST : EX_IO_ERR;
 }
 
@@ -99,6 +109,7 @@ int ex_raw_open(ctx *x, hconn *h, int64_t timeout_ms, int mss, iw_err *e)
 	o.mss = mss > 0 ? (uint16_t)mss : 0;
 	o.on_frame = on_frame;
 	o.frame_ctx = h;
+	o.stop = stop_asked;
 	h->x = x;
 	iw_raw_link link;
 	int rc = iw_raw_tap_open(&link, d->raw_netns[0] ? d->raw_netns : NULL, d->raw_ifname, e);

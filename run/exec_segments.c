@@ -136,6 +136,9 @@ bool ex_seg_flush(ctx *x)
 		(unsigned long long)st.segs_sent, (unsigned long long)st.dupacks, (unsigned long long)st.drops_resent);
 	if (rc == IW_OK)
 		return true;
+	/* Ctrl-C: the runner gives the case no verdict. */
+	if (rc == IW_RAW_ESTOPPED)
+		return ex_herror(x, "line %d: the segment plan was interrupted", line);
 	/* The DUT reset: its expectations judge that. */
 	if (rc == IW_RAW_ERESET) {
 		h->rst = true;
