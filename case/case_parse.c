@@ -243,14 +243,30 @@ int iw_case_load(const char *path, iw_case **out, iw_err *e)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return iw_errf(e, IW_EINVAL, "%s: cannot open: %s", path, strerror(errno));
-	/* One octet past the limit tells "too large" without reading a huge file whole. */
-	size_t cap = IW_CASE_MAX_FILE + 1;
+	/* The buffer grows with the file (a case is a few KB; a 1 MiB buffer for each of them cost
+	 * a sanitizer build an mmap, a munmap and 256 KB of shadow each) up to one octet past the
+	 * limit, which tells "too large" without reading a huge file whole. */
+	size_t cap = 16384, n = 0, max = (size_t)IW_CASE_MAX_FILE + 1;
 	char *buf = malloc(cap);
+	while (buf) {
+		size_t k = fread(buf + n, 1, cap - n, f);
+		n += k;
+		if (n < cap || cap == max)
+			break; /* the end of the file, an error, or past the limit */
+		size_t ncap = cap * 2 > max ? max : cap * 2;
+		char *nb = realloc(buf, ncap);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = nb;
+		cap = ncap;
+	}
 	if (!buf) {
 		fclose(f);
 		return iw_errf(e, IW_EINVAL, "%s: out of memory", path);
 	}
-	size_t n = fread(buf, 1, cap, f);
 	int rd_err = ferror(f) ? errno : 0;
 	fclose(f);
 	if (rd_err) {

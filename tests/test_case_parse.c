@@ -407,6 +407,32 @@ TEST(case_parse_load)
 	char want[64];
 	snprintf(want, sizeof want, "%s:2: unknown header", path);
 	CHECK(strstr(e.msg, want) != NULL);
+	/* a file larger than the first read (16 KB of comments, then the case) and one exactly at
+	 * the limit load whole: the buffer grows with the file */
+	for (int big = 0; big < 2; big++) {
+		f = fopen(path, "w");
+		if (!f)
+			break;
+		size_t pad = big ? IW_CASE_MAX_FILE - strlen(full_case) : 40000;
+		for (size_t i = 0, r; i < pad; i += r < 80 ? r : 80) {
+			r = pad - i;
+			if (r == 1)
+				fputc('\n', f);
+			else
+				fprintf(f, "#%.*s\n", (int)(r < 80 ? r - 2 : 78),
+					"..............................................................................");
+		}
+		fputs(full_case, f);
+		long size = ftell(f);
+		fclose(f);
+		if (big)
+			CHECK_EQ(size, IW_CASE_MAX_FILE);
+		CHECK_EQ(iw_case_load(path, &c, &e), 0);
+		if (c) {
+			CHECK_EQ(c->nsteps, 28);
+			iw_case_free(c);
+		}
+	}
 	/* a file one octet over the limit is refused before it is parsed */
 	f = fopen(path, "w");
 	if (f) {
