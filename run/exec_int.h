@@ -32,6 +32,7 @@
 #include "verify.h"
 
 #define RX_LIMIT (4u << 20)         /* octets kept from the DUT in one connection */
+#define RX_FIRST (64u << 10)        /* h->in's first size: it doubles as the DUT sends, to RX_LIMIT */
 #define DEFAULT_WITHIN_MS 5000
 #define PRE_LIMIT (1u << 17)        /* octets sent before full operation kept to rebuild the model */
 #define STARTUP_PAYLOAD "iwspec startup"
@@ -89,8 +90,11 @@ struct hconn {
 	int fd, no;                 /* fd: the socket backend's */
 	iw_raw_conn *raw;           /* the raw backend's */
 	struct ctx *x;              /* the case, for the raw backend's frames (the case's pcap) */
-	uint8_t *in;                /* octets from the DUT, RX_LIMIT at most */
-	size_t in_len, in_cur;
+	/* Octets from the DUT: in_cap grows to RX_LIMIT, and a read may move the buffer (realloc),
+	 * so nothing keeps a pointer into it across ex_pump (FPDU views point into h->rx, frames
+	 * drop their PD pointer: exec_frames.c). */
+	uint8_t *in;
+	size_t in_len, in_cur, in_cap;
 	bool fin, rst;
 	/* startup and negotiation */
 	bool sent_frame_valid, got_frame_valid;
