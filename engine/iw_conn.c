@@ -19,6 +19,7 @@
 /* Above this a configuration is a mistake, not a model of an endpoint. */
 #define RECV_MEM_MAX ((uint64_t)1 << 30)
 #define OUT_CAP_MIN 1024
+#define OUT_FIRST (64u << 10)   /* the output queue's first allocation (it grows to out_cap) */
 
 void iw_conn_config_default(iw_conn_config *cfg, const iw_profile *p, enum iw_role role)
 {
@@ -80,13 +81,27 @@ bool iw_conn_out_room(iw_conn *c, size_t n)
 	size_t pending = c->out_len - c->out_off;
 	if (n > c->out_cap - pending)
 		return false;
-	if (n > c->out_cap - c->out_len && c->out_off > 0) {
+	if (n > c->out_alloc - c->out_len && c->out_off > 0) {
 		/* Compacting only when the tail is short keeps the common case copy-free. */
 		memmove(c->out, c->out + c->out_off, pending);
 		if (c->hold)
 			c->hold_pos -= c->out_off;
 		c->out_len = pending;
 		c->out_off = 0;
+	}
+	if (n > c->out_alloc - c->out_len) {
+		/* Grown on demand: most connections queue a few KB, and a 1 MiB queue allocated up
+		 * front costs a sanitizer build an mmap, a munmap and its shadow per model. */
+		size_t want = c->out_len + n, ncap = c->out_alloc;
+		while (ncap < want)
+			ncap *= 2;
+		if (ncap > c->out_cap)
+			ncap = c->out_cap;
+		uint8_t *nb = realloc(c->out, ncap);
+		if (!nb)
+			return false;
+		c->out = nb;
+		c->out_alloc = ncap;
 	}
 	return true;
 }
@@ -251,7 +266,8 @@ int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e)
 
 	c->own_pd = malloc(cfg->pd_len ? cfg->pd_len : 1);
 	c->out_cap = cfg->out_cap;
-	c->out = malloc(c->out_cap);
+	c->out_alloc = c->out_cap < OUT_FIRST ? c->out_cap : OUT_FIRST;
+	c->out = malloc(c->out_alloc);
 	if (c->p->startup_frames) {
 		c->scap = IW_MPA_FRAME_HDR_LEN + (size_t)c->p->pd_max;
 		c->sbuf = malloc(c->scap);
@@ -416,7 +432,7 @@ int iw_conn_queue_msg(iw_conn *c, const iw_ddp_hdr *base, const uint8_t *data, s
 		rc = iw_ddp_hdr_encode(&h, hb, sizeof hb, &hlen, e);
 		if (rc == IW_OK)
 			rc = iw_mpa_tx_fpdu(&c->tx, hb, hlen, n ? data + off : NULL, n, NULL, c->out + c->out_len,
-					    c->out_cap - c->out_len, &w, e);
+					    c->out_alloc - c->out_len, &w, e);
 		if (rc)
 			return rc;      /* not reached: the sizes were checked above */
 		c->out_len += w;

@@ -76,8 +76,10 @@ struct iw_conn {
 
 	/* Output queue: octets [out_off, out_len) are pending; with hold set only those before
 	 * hold_pos may go out (MPA-6.1-R4). */
+	/* The output queue: out_alloc octets allocated, grown on demand up to out_cap (the
+	 * configured limit). A peek's pointer holds until the next call that queues output. */
 	uint8_t *out;
-	size_t out_cap, out_off, out_len;
+	size_t out_cap, out_alloc, out_off, out_len;
 	bool hold;
 	size_t hold_pos;
 

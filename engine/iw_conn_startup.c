@@ -67,7 +67,7 @@ static int queue_frame(iw_conn *c, const iw_mpa_frame *f, iw_err *e)
 	if (!iw_conn_out_room(c, n))
 		return iw_errf(e, IW_ENOSPC, "output queue: no room for the %zu-octet startup frame", n);
 	size_t w;
-	int rc = iw_mpa_frame_encode(f, c->out + c->out_len, c->out_cap - c->out_len, &w, e);
+	int rc = iw_mpa_frame_encode(f, c->out + c->out_len, c->out_alloc - c->out_len, &w, e);
 	if (rc == IW_OK)
 		c->out_len += w;
 	return rc;

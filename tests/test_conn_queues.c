@@ -198,6 +198,47 @@ TEST(conn_output_queue_compacts_and_keeps_order)
 	cf_pair_free(pp);
 }
 
+TEST(conn_output_queue_grows_to_its_limit)
+{
+	/* The queue starts small and grows as output is queued, never past out_cap: Sends queued
+	 * without being taken (well past the first allocation) arrive whole and in order, and the
+	 * one that would pass the limit is refused whole. */
+	iw_conn_config ci = cf_cfg_for(IW_PROFILE_RFC5044, IW_ROLE_INITIATOR);
+	iw_conn_config cr = cf_cfg_for(IW_PROFILE_RFC5044, IW_ROLE_RESPONDER);
+	ci.out_cap = 256u << 10;
+	conn_pair *pp = cf_pair_new(&ci, &cr);
+	cf_pump(pp, 0);
+	static uint8_t msg[30000];
+	cf_pattern(msg, sizeof msg, 7);
+	iw_err e;
+	int sent = 0, refused = 0;
+	for (int k = 0; k < 9; k++) {
+		int rc = iw_conn_send(pp->i, IW_OP_SEND, msg, sizeof msg, &e);
+		if (rc == IW_OK)
+			sent++;
+		else if (rc == IW_ENOSPC)
+			refused++;
+	}
+	size_t n;
+	iw_conn_output_peek(pp->i, &n);
+	CHECK(n >= (size_t)sent * sizeof msg);
+	CHECK(n <= ci.out_cap);
+	CHECK(sent >= 4);                           /* 120 KB and more: grown past 64 KB */
+	CHECK_EQ(refused, 9 - sent);                /* 9 x 30000 octets pass 256 KB */
+	CHECK(refused >= 1);
+	cf_pump(pp, 0);
+	CHECK_EQ(cf_log_count(&pp->lr, IW_EV_SEND), (size_t)sent);
+	for (int k = 0; k < sent; k++) {
+		const iw_conn_event *ev = cf_log_find(&pp->lr, IW_EV_SEND, (size_t)k);
+		CHECK(ev != NULL);
+		if (ev) {
+			CHECK_EQ(ev->len, sizeof msg);
+			CHECK_MEM(ev->data, msg, sizeof msg);
+		}
+	}
+	cf_pair_free(pp);
+}
+
 TEST(conn_send_data_survives_buffer_reuse)
 {
 	/* One 100-octet receive buffer, three Sends in one input: the buffer is reposted and
