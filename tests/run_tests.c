@@ -5,9 +5,9 @@
  * Most tests wait on timers (a DUT's liveness timeout, a peer that drips octets), so running them
  * side by side takes the runner from half a minute to a few seconds. Workers, not a child per
  * test: under AddressSanitizer a fork and the leak check at exit cost a third of a second each,
- * which 364 children would spend. A worker that dies (a crash, a sanitizer's abort, a hang ended
+ * which 365 children would spend. A worker that dies (a crash, a sanitizer's abort, a hang ended
  * by the watchdog) takes only the test it was running: the runner names that test and how it
- * ended, and the other workers go on with the rest.
+ * ended, and a new worker takes its place for the tests left.
  */
 #include "check.h"
 
@@ -172,8 +172,9 @@ static int start(worker *w, int queue)
 	return 0;
 }
 
-/* Shows what the worker's tests printed, counts its tests, and names the one it died in. */
-static void finish(worker *w, int status, int32_t *ms, int *passed, int *failed)
+/* Shows what the worker's tests printed, counts its tests, and names the one it died in.
+ * Returns false when the worker died: the runner starts another for the tests left. */
+static bool finish(worker *w, int status, int32_t *ms, int *passed, int *failed)
 {
 	char buf[4096];
 	size_t n;
@@ -197,13 +198,13 @@ static void finish(worker *w, int status, int32_t *ms, int *passed, int *failed)
 	}
 	fclose(w->results);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return;
+		return true;
 	(*failed)++;
 	if (running < 0) {
 		/* Every test it took ended: LeakSanitizer, at the worker's exit, found a leak. */
 		fprintf(stderr, "FAIL: a worker exited with %d after its tests (a leak report above names the test)\n",
 			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		return;
+		return false;
 	}
 	const char *name = tests[running].name;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
@@ -213,6 +214,7 @@ static void finish(worker *w, int status, int32_t *ms, int *passed, int *failed)
 	else
 		fprintf(stderr, "FAIL %s: its process exited with %d (a sanitizer's report above)\n", name,
 			WEXITSTATUS(status));
+	return false;
 }
 
 static int slower(const void *a, const void *b)
@@ -277,7 +279,6 @@ int main(int argc, char **argv)
 	for (int k = 0; k < jobs; k++)
 		if (start(&w[k], q[0]) != 0)
 			return 2;
-	close(q[0]);
 	static int32_t ms[MAX_TESTS];
 	int passed = 0, failed = 0;
 	for (int left = jobs; left > 0;) {
@@ -287,12 +288,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "run_tests: waitpid: %s\n", strerror(errno));
 			return 2;
 		}
-		for (int k = 0; k < jobs; k++)
-			if (w[k].pid == pid) {
-				finish(&w[k], status, ms, &passed, &failed);
+		for (int k = 0; k < jobs; k++) {
+			if (w[k].pid != pid)
+				continue;
+			/* A worker that died took one test with it; another takes the rest of the queue
+			 * (it ends at once when the queue is empty). */
+			if (finish(&w[k], status, ms, &passed, &failed) || start(&w[k], q[0]) != 0)
 				left--;
-			}
+		}
 	}
+	close(q[0]);
 	if (times) {
 		static int32_t order[MAX_TESTS][2];
 		for (int i = 0; i < ntests; i++) {
