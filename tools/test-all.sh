@@ -6,11 +6,11 @@
 # 2 those that mostly wait (the sanitizer build at first, while lane 1 runs the CLI scripts; the
 # Linux siw stage on its qemu guest of one emulated core; the unit tests on their timeouts; the
 # CLI scripts against hostile DUTs), then the sanitizers' conformance column and unit tests
-# beside lane 1's sanitizer stage. Three
-# lanes (the sanitizer stages apart too) were tried and loaded two cores so much (load average
-# 15-50) that timing-bound checks under ASan failed: the DUT's close after a FIN or its RST came
-# later than a case allows. So no sanitizer stage runs beside the siw guest (TEST_AFTER below),
-# and no more than two of them at once.
+# beside lane 1's sanitizer stage. Three lanes (the sanitizer stages apart too) were tried and
+# loaded two cores so much (load average 15-50) that timing-bound checks under ASan failed: the
+# DUT's close after a FIN or its RST came later than a case allows. So no stage with such checks
+# under ASan runs beside the siw guest (TEST_AFTER below; the fuzz targets, which have none, may),
+# and no more than two of them run at once.
 # Each check runs once (docs/testing.md): test-san-cli carries run.sh, vectors.sh, netfuzz.sh,
 # report.sh, and test-san-conformance the random-resegmentation column of the conformance
 # matrix, so when both stages run here, `make conformance` leaves that column out
