@@ -46,7 +46,7 @@ OPT      ?= -O2 -g
 #   cli/      main and the subcommands
 LAYERS_engine  := engine
 LAYERS_capture := engine capture
-LAYERS_case    := engine case
+LAYERS_case    := engine capture case
 LAYERS_rawtcp  := engine rawtcp
 LAYERS_drivers := engine rawtcp drivers
 LAYERS_verify  := engine verify

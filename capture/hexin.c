@@ -1,5 +1,7 @@
 #include "hexin.h"
 
+#include "iw_err.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,17 +76,19 @@ int iw_read_input(const char *path, size_t max, uint8_t **out, size_t *len, char
 		snprintf(msg, msgcap, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	size_t cap = 4096, n = 0;
+	/* The buffer grows with the file up to one octet past max, which tells "too large" (a file
+	 * of exactly max octets fits) without reading a huge file whole. */
+	size_t cap = 4096, n = 0, limit = max + 1;
 	uint8_t *buf = malloc(cap);
 	int rc = 0;
 	while (buf) {
+		if (n > max) {
+			snprintf(msg, msgcap, "'%s' is larger than %zu octets", path, max);
+			rc = IW_ENOSPC;
+			break;
+		}
 		if (n == cap) {
-			if (cap >= max) {
-				snprintf(msg, msgcap, "'%s' is larger than %zu octets", path, max);
-				rc = -1;
-				break;
-			}
-			size_t ncap = cap * 2 > max ? max : cap * 2;
+			size_t ncap = cap * 2 > limit ? limit : cap * 2;
 			uint8_t *nb = realloc(buf, ncap);
 			if (!nb) {
 				free(buf);
@@ -112,7 +116,7 @@ int iw_read_input(const char *path, size_t max, uint8_t **out, size_t *len, char
 		fclose(f);
 	if (rc) {
 		free(buf);
-		return -1;
+		return rc;
 	}
 	*out = buf;
 	*len = n;

@@ -15,7 +15,9 @@ int iw_hex_digit(char c);
  * character and its position (or the odd digit count) into msg. *out is malloc'd. */
 int iw_hex_parse(const char *hex, uint8_t **out, size_t *len, char *msg, size_t msgcap);
 
-/* Reads a whole file ("-" = standard input) of at most max octets into *out (malloc'd). */
+/* Reads a whole file ("-" = standard input) of at most max octets into *out (malloc'd). Returns
+ * 0, IW_ENOSPC when the file is larger than max, or -1 (cannot open or read, out of memory);
+ * msg names the file and the fault. */
 int iw_read_input(const char *path, size_t max, uint8_t **out, size_t *len, char *msg, size_t msgcap);
 
 #endif

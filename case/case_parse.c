@@ -9,6 +9,7 @@
  * error, never an overflow. case_parse_int.h lists the files that read each part.
  */
 #include "case_parse_int.h"
+#include "hexin.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -240,44 +241,15 @@ int iw_case_load(const char *path, iw_case **out, iw_err *e)
 		*out = NULL;
 	if (!path)
 		return iw_errf(e, IW_EINVAL, "iw_case_load: no path");
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return iw_errf(e, IW_EINVAL, "%s: cannot open: %s", path, strerror(errno));
-	/* The buffer grows with the file (a case is a few KB; a 1 MiB buffer for each of them cost
-	 * a sanitizer build an mmap, a munmap and 256 KB of shadow each) up to one octet past the
-	 * limit, which tells "too large" without reading a huge file whole. */
-	size_t cap = 16384, n = 0, max = (size_t)IW_CASE_MAX_FILE + 1;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t k = fread(buf + n, 1, cap - n, f);
-		n += k;
-		if (n < cap || cap == max)
-			break; /* the end of the file, an error, or past the limit */
-		size_t ncap = cap * 2 > max ? max : cap * 2;
-		char *nb = realloc(buf, ncap);
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap = ncap;
-	}
-	if (!buf) {
-		fclose(f);
-		return iw_errf(e, IW_EINVAL, "%s: out of memory", path);
-	}
-	int rd_err = ferror(f) ? errno : 0;
-	fclose(f);
-	if (rd_err) {
-		free(buf);
-		return iw_errf(e, IW_EINVAL, "%s: cannot read: %s", path, strerror(rd_err));
-	}
-	if (n > IW_CASE_MAX_FILE) {
-		free(buf);
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	char msg[sizeof e->msg];
+	int rc = iw_read_input(path, IW_CASE_MAX_FILE, &buf, &n, msg, sizeof msg);
+	if (rc == IW_ENOSPC)
 		return iw_errf(e, IW_ENOSPC, "%s: case file is over the %u-octet (1 MiB) limit", path, IW_CASE_MAX_FILE);
-	}
-	int rc = iw_case_parse(buf, n, path, out, e);
+	if (rc)
+		return iw_errf(e, IW_EINVAL, "%s", msg);
+	rc = iw_case_parse((const char *)buf, n, path, out, e);
 	free(buf);
 	return rc;
 }

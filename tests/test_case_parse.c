@@ -379,7 +379,7 @@ TEST(case_parse_load)
 	iw_err e = { "" };
 	CHECK(iw_case_load("/nonexistent/dir/x.iwt", &c, &e) != 0);
 	CHECK(c == NULL);
-	CHECK(strstr(e.msg, "/nonexistent/dir/x.iwt: cannot open: No such file or directory") != NULL);
+	CHECK(strstr(e.msg, "cannot open '/nonexistent/dir/x.iwt': No such file or directory") != NULL);
 
 	char path[] = "/tmp/iwspec-case-parse-XXXXXX";
 	int fd = mkstemp(path);
