@@ -341,17 +341,24 @@ TEST(rawtcp_plan_drop_fast_retransmit)
 	iw_raw_free(c);
 }
 
+/* A plan whose drop waits for 3 duplicate ACKs the fake peer never sends enough of: only the
+ * deadline (or a stop) ends it. */
+static int send_unfinishable_plan(iw_raw_conn *c, int timeout_ms, iw_err *e)
+{
+	uint8_t d[30];
+	fill(d, sizeof d);
+	iw_raw_step s[] = { { IW_RAW_DROP, 0, 10, 3 }, { IW_RAW_SEND, 10, 20, 0 } };
+	return iw_raw_send_plan(c, d, sizeof d, s, 2, timeout_ms, e);
+}
+
 TEST(rawtcp_plan_drop_without_enough_dupacks_times_out)
 {
 	iw_raw_conn *c = connect_fake(1460);
 	if (!c)
 		return;
-	uint8_t d[30];
-	fill(d, sizeof d);
-	iw_raw_step s[] = { { IW_RAW_DROP, 0, 10, 3 }, { IW_RAW_SEND, 10, 20, 0 } };
 	iw_err e = { "" };
 	time_t t0 = time(NULL);
-	CHECK_EQ(iw_raw_send_plan(c, d, 30, s, 2, 300, &e), IW_RAW_ETIMEDOUT);
+	CHECK_EQ(send_unfinishable_plan(c, 300, &e), IW_RAW_ETIMEDOUT);
 	CHECK(strstr(e.msg, "duplicate ACKs") != NULL);
 	CHECK(time(NULL) - t0 < 30);   /* a hang guard, not a timing assertion */
 	iw_raw_free(c);
@@ -486,15 +493,11 @@ TEST(rawtcp_stop_ends_every_wait)
 	fake_stop = NULL;
 	if (!c)
 		return;
-	uint8_t d[30];
-	fill(d, sizeof d);
-	/* A drop the peer never sends duplicate ACKs enough for: only the deadline would end it. */
-	iw_raw_step s[] = { { IW_RAW_DROP, 0, 10, 3 }, { IW_RAW_SEND, 10, 20, 0 } };
 	iw_err e = { "" };
 	time_t t0 = time(NULL);
 	stop_armed = true;
 	stop_calls = 0;
-	CHECK_EQ(iw_raw_send_plan(c, d, 30, s, 2, 60000, &e), IW_RAW_ESTOPPED);
+	CHECK_EQ(send_unfinishable_plan(c, 60000, &e), IW_RAW_ESTOPPED);
 	CHECK(strstr(e.msg, "stopped") != NULL);
 	uint8_t buf[8];
 	size_t got;
