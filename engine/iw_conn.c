@@ -3,8 +3,8 @@
  * the ULP verbs. Startup frames are in iw_conn_startup.c, full-operation receive in
  * iw_conn_rx.c.
  *
- * Everything the model can need is allocated in iw_conn_new; input, events and output only
- * move octets inside those buffers.
+ * iw_conn_new allocates the receive buffers; the output queue and the Send-data arena grow as
+ * they are used (iw_conn.h says why).
  */
 #include "iw_conn.h"
 
@@ -154,9 +154,9 @@ void iw_conn_enter_full(iw_conn *c)
 	/* SeqStart of each direction is the first octet after the startup frames (A5), or the
 	 * agreed offset 0 under culley-mpa-02 (MPAc-8.1-04). */
 	iw_mpa_tx_init(&c->tx, c->p, c->params.markers_tx, c->params.crc);
-	iw_mpa_rx_init(&c->rx, c->p, c->params.markers_rx, c->params.crc);
+	iw_mpa_rx_init(c->rx, c->p, c->params.markers_rx, c->params.crc);
 	c->params.markers_tx = c->tx.markers;
-	c->params.markers_rx = c->rx.markers;
+	c->params.markers_rx = c->rx->markers;
 	c->params.crc = c->tx.crc;
 	/* MPA-5.3.2-01/02, clamped to [128, 64768] (MPA-3.2-03, MPA-5.3.2-05). */
 	c->params.mulpdu = c->cfg.mulpdu ? c->cfg.mulpdu : iw_mulpdu(c->cfg.emss, c->params.markers_tx);
@@ -193,16 +193,16 @@ static int post_queue(iw_conn *c, uint32_t qn, uint32_t count, uint32_t size, iw
 	 * iw_sink_deliver), so no unplaced octet is ever read, and a reposted buffer is not zeroed
 	 * either. Zeroing 512 KB a connection (8 x 64 KB by default) was the largest CPU cost of a
 	 * run: a third of `iwspec mutants`' CPU time went to it and its page faults. */
-	size_t bytes = (size_t)count * size;
-	c->qmem[qn] = malloc(bytes ? bytes : 1);
-	if (!c->qmem[qn])
-		return iw_errf(e, IW_ENOSPC, "no memory for %u receive buffers of %u octets on QN %u", count, size,
-			       qn);
 	c->qsize[qn] = size;
-	c->qcount[qn] = count;
 	int rc = iw_sink_enable_queue(&c->sink, qn, e);
-	for (uint32_t i = 0; rc == IW_OK && i < count; i++)
-		rc = iw_sink_post(&c->sink, qn, c->qmem[qn] + (size_t)i * size, size, e);
+	for (uint32_t i = 0; rc == IW_OK && i < count; i++) {
+		c->qbuf[qn][i] = malloc(size ? size : 1);
+		if (!c->qbuf[qn][i])
+			return iw_errf(e, IW_ENOSPC, "no memory for %u receive buffers of %u octets on QN %u", count,
+				       size, qn);
+		c->qcount[qn] = i + 1;
+		rc = iw_sink_post(&c->sink, qn, c->qbuf[qn][i], size, e);
+	}
 	return rc;
 }
 
@@ -273,8 +273,8 @@ int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e)
 		c->sbuf = malloc(c->scap);
 	}
 	c->arena_cap = (size_t)cfg->recv_buffers * cfg->recv_buffer_size;
-	c->arena = malloc(c->arena_cap ? c->arena_cap : 1);
-	if (!c->own_pd || !c->out || (c->p->startup_frames && !c->sbuf) || !c->arena) {
+	c->rx = malloc(sizeof *c->rx);
+	if (!c->own_pd || !c->out || (c->p->startup_frames && !c->sbuf) || !c->rx) {
 		iw_conn_free(c);
 		return iw_errf(e, IW_ENOSPC, "no memory for the connection model's buffers");
 	}
@@ -323,8 +323,10 @@ void iw_conn_free(iw_conn *c)
 	if (!c)
 		return;
 	for (unsigned q = 0; q < 3; q++)
-		free(c->qmem[q]);
+		for (unsigned i = 0; i < c->qcount[q]; i++)
+			free(c->qbuf[q][i]);
 	free(c->arena);
+	free(c->rx);
 	free(c->sbuf);
 	free(c->out);
 	free(c->own_pd);
@@ -393,7 +395,7 @@ void iw_conn_peer_closed(iw_conn *c)
 		ev->viol.layer = IW_LAYER_LLP;
 		ev->viol.etype = IW_LLP_ET_MPA;
 		ev->viol.ecode = IW_MPA_E_TCP_LOST;
-		ev->viol.offset = c->tx_ready ? c->rx.pos : c->shave;
+		ev->viol.offset = c->tx_ready ? c->rx->pos : c->shave;
 		strcpy(ev->viol.detail, c->state == IW_CS_STARTUP ? "peer closed during the startup phase"
 								   : "peer closed (FIN or RST)");
 	}

@@ -15,7 +15,12 @@
  * error (MPA, DDP or RDMAP) makes the model send one Terminate with the error's layer, type
  * and code (RFC 5040) and close; after it nothing more is placed or delivered.
  *
- * Memory is reserved at init (output queue, receive buffers); the input path never allocates.
+ * The receive buffers are allocated at init. The output queue and the arena that keeps
+ * delivered Send data start small and grow on demand up to their configured limits (out_cap;
+ * recv_buffers x recv_buffer_size), so a connection that moves little costs little: the
+ * executor and the built-in DUT make several per case. A queue that cannot grow refuses the
+ * message whole (IW_ENOSPC); an arena that cannot grow leaves ev.data pointing at the receive
+ * buffer, intact until that buffer is refilled.
  */
 #ifndef IW_CONN_H
 #define IW_CONN_H
@@ -109,7 +114,7 @@ typedef struct iw_conn_event {
 
 typedef struct iw_conn iw_conn;
 
-/* Creates a model (allocates its buffers once). */
+/* Creates a model. */
 int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e);
 void iw_conn_free(iw_conn *c);
 

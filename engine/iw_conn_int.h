@@ -55,20 +55,24 @@ struct iw_conn {
 	bool rtr_expect;            /* responder: the first message may be the RTR, no event */
 
 	iw_mpa_tx tx;
-	iw_mpa_rx rx;
+	iw_mpa_rx *rx;              /* its own allocation: with its 64 KB FPDU body inside the
+				     * struct, a sanitizer build maps every connection afresh */
 	iw_fpdu fpdu;
 	iw_violation rx_err;
 	iw_ddp_sink sink;
 	uint32_t msn_tx[3];         /* next MSN per QN we send on (DDP-6.3-09: first is 1) */
 
-	/* Receive buffers, posted at new and reposted on delivery. */
-	uint8_t *qmem[3];
+	/* Receive buffers, posted at new and reposted on delivery: one allocation each, for a
+	 * sanitizer build serves blocks of 64 KB from its caches and maps a larger one afresh. */
+	uint8_t *qbuf[3][IW_SINK_MAX_POSTED];
 	uint32_t qsize[3], qcount[3];
 
 	/* Copies of delivered Send data, so ev.data stays intact until the next input even when
-	 * its receive buffer is reposted and refilled in the same call. Reset at each input. */
+	 * its receive buffer is reposted and refilled in the same call. Reset at each input.
+	 * arena_alloc octets are allocated, at the first Send, growing on demand up to arena_cap
+	 * (recv_buffers x recv_buffer_size): most connections never need the whole of it. */
 	uint8_t *arena;
-	size_t arena_cap, arena_used;
+	size_t arena_cap, arena_alloc, arena_used;
 
 	/* Our Read Requests awaiting their Read Response, oldest first. */
 	iw_conn_pending_read reads[IW_CONN_MAX_READS];

@@ -16,11 +16,14 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "iw_conn_int.h"
 #include "iw_octets.h"
 #include "iw_proto.h"
+
+#define ARENA_FIRST (4u << 10)  /* the arena's first allocation; it doubles up to arena_cap */
 
 /* RFC 5040 section tags, as in rdmap.c and ddp_sink.c (not catalog rows: the seeds define no
  * RDMAP). */
@@ -84,15 +87,12 @@ static void fail_sink(iw_conn *c, const iw_sink_result *r, const uint8_t *ulpdu,
  * ULP looks at the copy in the arena. */
 static void repost(iw_conn *c, uint32_t qn, const iw_sink_delivery *d)
 {
-	uint32_t size = c->qsize[qn];
-	size_t idx = 0;
-	if (size) {
-		uintptr_t off = (uintptr_t)d->data - (uintptr_t)c->qmem[qn];
-		idx = (size_t)(off / size);
-		if (idx >= c->qcount[qn])
-			idx = 0;
-	}
-	iw_sink_post(&c->sink, qn, c->qmem[qn] + idx * (size_t)size, size, NULL);
+	uint32_t i = 0;
+	while (i < c->qcount[qn] && c->qbuf[qn][i] != d->data)
+		i++;
+	if (i == c->qcount[qn])
+		i = 0;          /* not one of ours: cannot happen, the sink only delivers what was posted */
+	iw_sink_post(&c->sink, qn, c->qbuf[qn][i], c->qsize[qn], NULL);
 }
 
 /* ---- tagged ---- */
@@ -167,6 +167,38 @@ static void on_tagged(iw_conn *c, const iw_rdmap_msg *m, const uint8_t *u, size_
 
 /* ---- untagged: delivered messages ---- */
 
+/* Makes room for len more octets in the arena, within arena_cap. Growing moves the arena, so
+ * the events of this input that point into it are moved along; no other pointer into it exists
+ * (the contract: ev.data holds until the next input). */
+static bool arena_room(iw_conn *c, size_t len)
+{
+	if (len > c->arena_cap - c->arena_used)
+		return false;
+	if (c->arena && len <= c->arena_alloc - c->arena_used)
+		return true;
+	size_t n = c->arena_alloc ? c->arena_alloc : ARENA_FIRST;
+	while (n < c->arena_used + len)
+		n *= 2;
+	if (n > c->arena_cap)
+		n = c->arena_cap;
+	uint8_t *na = malloc(n ? n : 1);
+	if (!na)
+		return false;
+	if (c->arena_used)
+		memcpy(na, c->arena, c->arena_used);
+	uintptr_t lo = (uintptr_t)c->arena, hi = lo + c->arena_used;
+	for (unsigned i = 0; c->arena_used && i < c->ev_count; i++) {
+		iw_conn_event *ev = &c->ev[(c->ev_head + i) % IW_CONN_MAX_EVENTS];
+		uintptr_t at = (uintptr_t)ev->data;
+		if (ev->kind == IW_EV_SEND && at >= lo && at < hi)
+			ev->data = na + (at - lo);
+	}
+	free(c->arena);
+	c->arena = na;
+	c->arena_alloc = n;
+	return true;
+}
+
 static void deliver_send(iw_conn *c, const iw_sink_delivery *d, const uint8_t *u, size_t ul)
 {
 	unsigned opcode = iw_rdmap_ctrl_opcode(d->rsvdulp[0]);
@@ -185,13 +217,14 @@ static void deliver_send(iw_conn *c, const iw_sink_delivery *d, const uint8_t *u
 		ev->opcode = opcode;
 		ev->msn = d->msn;
 		ev->len = d->len;
-		if (d->len <= c->arena_cap - c->arena_used) {
+		if (arena_room(c, d->len)) {
 			memcpy(c->arena + c->arena_used, d->data, d->len);
 			ev->data = c->arena + c->arena_used;
 			c->arena_used += d->len;
 		} else {
-			/* One input delivered more than the arena holds: this one points at its
-			 * receive buffer, intact until recv_buffers more Sends arrive. */
+			/* One input delivered more than the arena may hold (or memory is short):
+			 * this one points at its receive buffer, intact until recv_buffers more
+			 * Sends arrive. */
 			ev->data = d->data;
 		}
 	}
@@ -340,7 +373,7 @@ size_t iw_conn_fpdu_input(iw_conn *c, const uint8_t *data, size_t len)
 	size_t used = 0;
 	while (used < len && !c->close_emitted) {
 		size_t k = 0;
-		enum iw_rx_status st = iw_mpa_rx_push(&c->rx, data + used, len - used, &k, &c->fpdu, &c->rx_err);
+		enum iw_rx_status st = iw_mpa_rx_push(c->rx, data + used, len - used, &k, &c->fpdu, &c->rx_err);
 		used += k;
 		if (st == IW_RX_ERROR) {
 			/* MPA-7-02: the code goes up; MPA-7-08: nothing more passes. */

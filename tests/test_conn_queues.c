@@ -281,3 +281,43 @@ TEST(conn_send_data_survives_buffer_reuse)
 	CHECK(!iw_conn_wants_close(pp->r));
 	cf_pair_free(pp);
 }
+
+TEST(conn_send_data_survives_arena_growth)
+{
+	/* The arena that keeps Send data starts at 4 KB and grows within one input. Six Sends of
+	 * 3000 octets in one input, each with its buffer reposted and refilled: the arena moves as
+	 * it grows, and every event taken afterwards still points at its own octets. */
+	iw_conn_config ci = cf_cfg_for(IW_PROFILE_RFC5044, IW_ROLE_INITIATOR);
+	iw_conn_config cr = cf_cfg_for(IW_PROFILE_RFC5044, IW_ROLE_RESPONDER);
+	cr.recv_buffers = 8;
+	cr.recv_buffer_size = 4000;
+	conn_pair *pp = cf_pair_new(&ci, &cr);
+	cf_pump(pp, 0);
+	static uint8_t msg[6][3000];
+	for (unsigned k = 0; k < 6; k++) {
+		cf_pattern(msg[k], sizeof msg[k], 20 + k);
+		CHECK_EQ(iw_conn_send(pp->i, IW_OP_SEND, msg[k], sizeof msg[k], NULL), IW_OK);
+	}
+	size_t n;
+	const uint8_t *o = iw_conn_output_peek(pp->i, &n);
+	CHECK_EQ(iw_conn_input(pp->r, o, n), n);
+	iw_conn_event ev[6];
+	for (unsigned k = 0; k < 6; k++) {
+		CHECK(iw_conn_next_event(pp->r, &ev[k]));
+		CHECK_EQ(ev[k].kind, IW_EV_SEND);
+		CHECK_EQ(ev[k].len, sizeof msg[k]);
+	}
+	for (unsigned k = 0; k < 6; k++)
+		if (ev[k].kind == IW_EV_SEND && ev[k].len == sizeof msg[k])
+			CHECK_MEM(ev[k].data, msg[k], sizeof msg[k]);
+	/* 18000 octets in one input: the first allocation (4 KB) held one Send, so the arena
+	 * moved at least twice; a second input reuses it from the start. */
+	iw_conn_output_consume(pp->i, n);
+	CHECK_EQ(iw_conn_send(pp->i, IW_OP_SEND, msg[5], 10, NULL), IW_OK);
+	o = iw_conn_output_peek(pp->i, &n);
+	CHECK_EQ(iw_conn_input(pp->r, o, n), n);
+	CHECK(iw_conn_next_event(pp->r, &ev[0]));
+	CHECK_EQ(ev[0].len, 10);
+	CHECK_MEM(ev[0].data, msg[5], 10);
+	cf_pair_free(pp);
+}
