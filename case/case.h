@@ -130,8 +130,10 @@ typedef struct iw_case {
 	size_t nprofiles;           /* 0 = every profile with startup frames */
 	char profiles[IW_CASE_MAX_PROFILES][16];
 	int64_t timeout_ms;         /* whole-case bound (default 10 s) */
-	size_t nsteps;
-	iw_step steps[IW_CASE_MAX_STEPS];
+	size_t nsteps;              /* at most IW_CASE_MAX_STEPS */
+	iw_step *steps;             /* grown as the parser adds steps: a case of 96 steps inline
+				     * was 357 KB, which a sanitizer build maps afresh per parse */
+	size_t steps_cap;
 } iw_case;
 
 /* Parses one case from text. The file name is used in messages ("file:line: ..."). On

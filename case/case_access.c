@@ -29,8 +29,9 @@ void iw_case_free(iw_case *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nsteps && i < IW_CASE_MAX_STEPS; i++)
+	for (size_t i = 0; i < c->nsteps && i < c->steps_cap; i++)
 		step_clear(&c->steps[i]);
+	free(c->steps);
 	free(c);
 }
 

@@ -120,6 +120,20 @@ static int check_case(parser *p, unsigned seen)
 	return check_segments(p);
 }
 
+/* Room for one more step: 8 at first, doubling up to IW_CASE_MAX_STEPS. */
+static int grow_steps(iw_case *c)
+{
+	size_t n = c->steps_cap ? 2 * c->steps_cap : 8;
+	if (n > IW_CASE_MAX_STEPS)
+		n = IW_CASE_MAX_STEPS;
+	iw_step *ns = realloc(c->steps, n * sizeof *ns);
+	if (!ns)
+		return -1;
+	c->steps = ns;
+	c->steps_cap = n;
+	return 0;
+}
+
 static int parse_lines(parser *p, const char *text, size_t len)
 {
 	iw_case *c = p->c;
@@ -189,7 +203,11 @@ static int parse_lines(parser *p, const char *text, size_t len)
 		}
 		if (c->nsteps >= IW_CASE_MAX_STEPS)
 			return cp_limit(p, "too many steps (limit %d)", IW_CASE_MAX_STEPS);
+		if (c->nsteps == c->steps_cap && grow_steps(c))
+			return cp_err(p, "out of memory");
+		/* No open block points into the array as it grows: a block's lines are its own. */
 		iw_step *st = &c->steps[c->nsteps++];    /* counted now so a failure frees its arguments */
+		memset(st, 0, sizeof *st);
 		bool semi;
 		int rc = cp_parse_step(p, &s, end, st, false, &semi);
 		if (rc)

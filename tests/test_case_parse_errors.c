@@ -222,6 +222,28 @@ TEST(case_parse_err_limits)
 		strcat(buf, "close\n");
 	FAILS(buf, "t.iwt:101: ", "too many steps (limit 96)");
 
+	/* Exactly IW_CASE_MAX_STEPS: the step array grows (8, 16, ... 96) and keeps every step,
+	 * an `expect one-of` block on the 8th included. */
+	snprintf(buf, sizeof buf, "%s", hdr);
+	for (int i = 0; i < IW_CASE_MAX_STEPS; i++) {
+		char line[96];
+		if (i == 8)
+			snprintf(line, sizeof line, "expect one-of\n  - close\n  - silence 300ms\nend\n");
+		else
+			snprintf(line, sizeof line, "expect silence for=%dms\n", i + 1);
+		strcat(buf, line);
+	}
+	iw_case *full = parse_ok(buf);
+	if (full) {
+		CHECK_EQ(full->nsteps, (size_t)IW_CASE_MAX_STEPS);
+		CHECK_EQ(full->steps[8].kind, IW_EXPECT_ONE_OF);
+		CHECK_EQ(full->steps[8].nalts, (size_t)2);
+		for (int i = 0; i < IW_CASE_MAX_STEPS; i++)
+			if (i != 8)
+				CHECK_EQ(iw_step_arg(&full->steps[i], "for")->i, i + 1);
+		iw_case_free(full);
+	}
+
 	/* 17 arguments on one step */
 	FAILS(with_hdr("send write qn=0 msn=0 mo=0 stag=0 to=0 last=0 tagged=0 dv=0 rsvd=0 rv=0 opcode=0 "
 		       "sink_stag=0 sink_to=0 src_stag=0 src_to=0 rsize=0 etype=0\n"),
