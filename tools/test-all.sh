@@ -1,16 +1,17 @@
 #!/bin/sh
 # tools/test-all.sh - `make test`: every check of the project, in lanes that run side by side.
 #
-# Two lanes run side by side, split by what their stages spend: lane 1 the stages that keep the
+# Three lanes run side by side, split by what their stages spend: lane 1 the stages that keep the
 # cores busy (the CLI scripts, the matrices, the fuzz targets, the sanitizers' CLI scripts), lane
 # 2 those that mostly wait (the sanitizer build at first, while lane 1 runs the CLI scripts; the
-# Linux siw stage on its qemu guest of one emulated core; the unit tests on their timeouts; the
-# CLI scripts against hostile DUTs), then the sanitizers' conformance column and unit tests
-# beside lane 1's sanitizer stage. Three lanes (the sanitizer stages apart too) were tried and
-# loaded two cores so much (load average 15-50) that timing-bound checks under ASan failed: the
-# DUT's close after a FIN or its RST came later than a case allows. So no stage with such checks
-# under ASan runs beside the siw guest (TEST_AFTER below; the fuzz targets, which have none, may),
-# and no more than two of them run at once.
+# Linux siw stage on its qemu guest; then the sanitizers' conformance column and unit tests
+# beside lane 1's sanitizer stage), lane 3 the two light ones that wait on DUT timers for little
+# CPU (the unit tests, the CLI scripts against hostile DUTs), done in the first minute. No stage
+# with timing-bound checks under ASan runs beside the siw guest (TEST_AFTER below; the fuzz
+# targets, which have none, may), and no more than two of them run at once: before the
+# sanitizer build's allocations were made small (issue 13), three at once loaded two cores so
+# much (load average 15-50) that those checks failed: the DUT's close after a FIN or its RST
+# came later than a case allows.
 # Each check runs once (docs/testing.md): test-san-cli carries run.sh, vectors.sh, netfuzz.sh,
 # report.sh, and test-san-conformance the random-resegmentation column of the conformance
 # matrix, so when both stages run here, `make conformance` leaves that column out
@@ -18,7 +19,7 @@
 # Every stage runs even after a failure (so one run shows every failure), and the run fails if
 # any stage failed. Each stage's output goes to its own log, printed (its failures first, then
 # its tail) when the stage fails; a line per stage says how long it took, wall and CPU (user+sys
-# of the stage's processes; the qemu guest detaches and is not counted). What both lanes share
+# of the stage's processes; the qemu guest detaches and is not counted). What the lanes share
 # (build/iwspec, the reflector) is built first, so no two makes write the same files. A new stage
 # is a Makefile target added to a lane below.
 #
@@ -26,13 +27,14 @@
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
 #   test-cli conformance mutants test-fuzz test-san-cli                                busy
-#   san-build interop test-unit test-hostile test-san-conformance test-san-unit        waiting, then ASan
+#   san-build interop test-san-conformance test-san-unit                               waiting, then ASan
+#   test-unit test-hostile                                                             light
 # test-fuzz and test-san-cli wait for the sanitizer build (TEST_AFTER), so no two makes write
 # build-san/ at once; test-san-cli also waits for the siw guest to be done.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-fuzz test-san-cli; san-build interop test-unit test-hostile test-san-conformance test-san-unit"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-fuzz test-san-cli; san-build interop test-san-conformance test-san-unit; test-unit test-hostile"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
 AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-fuzz:san-build"}
 mkdir -p "$LOGS"
