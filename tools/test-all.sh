@@ -1,17 +1,16 @@
 #!/bin/sh
 # tools/test-all.sh - `make test`: every check of the project, in lanes that run side by side.
 #
-# Three lanes run side by side, split by what their stages spend: lane 1 the stages that keep the
-# cores busy (the CLI scripts, the matrices, the fuzz targets, the sanitizers' CLI scripts), lane
-# 2 those that mostly wait (the sanitizer build at first, while lane 1 runs the CLI scripts; the
-# Linux siw stage on its qemu guest; then the sanitizers' conformance column and unit tests
-# beside lane 1's sanitizer stage), lane 3 the two light ones that wait on DUT timers for little
-# CPU (the unit tests, the CLI scripts against hostile DUTs), done in the first minute. No stage
-# with timing-bound checks under ASan runs beside the siw guest (TEST_AFTER below; the fuzz
-# targets, which have none, may), and no more than two of them run at once: before the
-# sanitizer build's allocations were made small (issue 13), three at once loaded two cores so
-# much (load average 15-50) that those checks failed: the DUT's close after a FIN or its RST
-# came later than a case allows.
+# Three lanes run side by side. Lane 1 holds the stages that keep the cores busy (the CLI
+# scripts, the two matrices), then the sanitizers' CLI scripts and unit tests; lane 2 the Linux
+# siw stage on its qemu guest (the longest, about 110 s on an idle machine and 230 s beside the
+# rest), then the sanitizers' conformance column; lane 3 the sanitizer build, then the light
+# stages that wait on DUT timers (the unit tests, the CLI scripts against hostile DUTs) and the
+# fuzz targets. No stage with timing-bound checks under ASan runs beside the siw guest
+# (TEST_AFTER below; the fuzz targets, which have none, may), and no more than two of them run
+# at once: before the sanitizer build's per-connection allocations were made small (issue 13),
+# three at once loaded two cores so much (load average 15-50) that those checks failed: the
+# DUT's close after a FIN or its RST came later than a case allows.
 # Each check runs once (docs/testing.md): test-san-cli carries run.sh, vectors.sh, netfuzz.sh,
 # report.sh, and test-san-conformance the random-resegmentation column of the conformance
 # matrix, so when both stages run here, `make conformance` leaves that column out
@@ -26,17 +25,17 @@
 #   sh tools/test-all.sh [STAGE...]      (default: all stages; a stage is a Makefile target)
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
-#   test-cli conformance mutants test-fuzz test-san-cli                                busy
-#   san-build interop test-san-conformance test-san-unit                               waiting, then ASan
-#   test-unit test-hostile                                                             light
-# test-fuzz and test-san-cli wait for the sanitizer build (TEST_AFTER), so no two makes write
-# build-san/ at once; test-san-cli also waits for the siw guest to be done.
+#   test-cli conformance mutants test-san-cli test-san-unit          busy, then ASan
+#   interop test-san-conformance                                     the siw guest, then ASan
+#   san-build test-unit test-hostile test-fuzz                       the build, then light
+# The stages of the sanitizer build wait for it (TEST_AFTER), so no two makes write build-san/ at
+# once; the ASan stages also wait for the siw guest to be done.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-fuzz test-san-cli; san-build interop test-san-conformance test-san-unit; test-unit test-hostile"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-san-cli test-san-unit; interop test-san-conformance; san-build test-unit test-hostile test-fuzz"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
-AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-fuzz:san-build"}
+AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:san-build test-san-unit:interop test-san-conformance:san-build test-fuzz:san-build"}
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.log "$LOGS"/*.result
 start=$(date +%s)
