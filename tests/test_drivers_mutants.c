@@ -108,8 +108,11 @@ TEST(drivers_faults_all_end)
 				if (fd >= 0)
 					read_for(fd, buf, sizeof buf, 15, &st);
 				end_case(d, fd);
+				/* Promptly: before the shortest timer a DUT here could wait out (1000 ms:
+				 * DRAIN_MS, the slow drip). Not 500 ms, which a loaded machine passed
+				 * (636 ms beside the rest of make test) with no timer involved. */
 				int64_t took = iw_net_now_ms() - t0;
-				if (took > 500)
+				if (took >= 950)
 					check_fail(__FILE__, __LINE__, "%s %s as %s took %lld ms", profiles[pi], h ? h : m,
 						   role ? "initiator" : "responder", (long long)took);
 			}
