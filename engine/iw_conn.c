@@ -193,6 +193,9 @@ static int post_queue(iw_conn *c, uint32_t qn, uint32_t count, uint32_t size, iw
 	 * iw_sink_deliver), so no unplaced octet is ever read, and a reposted buffer is not zeroed
 	 * either. Zeroing 512 KB a connection (8 x 64 KB by default) was the largest CPU cost of a
 	 * run: a third of `iwspec mutants`' CPU time went to it and its page faults. */
+	if (count > IW_SINK_MAX_POSTED)
+		return iw_errf(e, IW_EINVAL, "%u receive buffers on QN %u, the sink holds at most %d", count, qn,
+			       IW_SINK_MAX_POSTED);
 	c->qsize[qn] = size;
 	int rc = iw_sink_enable_queue(&c->sink, qn, e);
 	for (uint32_t i = 0; rc == IW_OK && i < count; i++) {
