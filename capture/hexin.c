@@ -1,6 +1,7 @@
 #include "hexin.h"
 
 #include "iw_err.h"
+#include "iw_grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -88,7 +89,7 @@ int iw_read_input(const char *path, size_t max, uint8_t **out, size_t *len, char
 			break;
 		}
 		if (n == cap) {
-			size_t ncap = cap * 2 > limit ? limit : cap * 2;
+			size_t ncap = iw_grow_size(cap, cap, cap + 1, limit);
 			uint8_t *nb = realloc(buf, ncap);
 			if (!nb) {
 				free(buf);

@@ -10,6 +10,7 @@
  */
 #include "case_parse_int.h"
 #include "hexin.h"
+#include "iw_grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -123,9 +124,7 @@ static int check_case(parser *p, unsigned seen)
 /* Room for one more step: 8 at first, doubling up to IW_CASE_MAX_STEPS. */
 static int grow_steps(iw_case *c)
 {
-	size_t n = c->steps_cap ? 2 * c->steps_cap : 8;
-	if (n > IW_CASE_MAX_STEPS)
-		n = IW_CASE_MAX_STEPS;
+	size_t n = iw_grow_size(c->steps_cap, 8, c->nsteps + 1, IW_CASE_MAX_STEPS);
 	iw_step *ns = realloc(c->steps, n * sizeof *ns);
 	if (!ns)
 		return -1;

@@ -13,6 +13,7 @@
 
 #include "ddp.h"
 #include "iw_conn_int.h"
+#include "iw_grow.h"
 #include "iw_proto.h"
 #include "mpa_fpdu.h"
 
@@ -92,11 +93,7 @@ bool iw_conn_out_room(iw_conn *c, size_t n)
 	if (n > c->out_alloc - c->out_len) {
 		/* Grown on demand: most connections queue a few KB, and a 1 MiB queue allocated up
 		 * front costs a sanitizer build an mmap, a munmap and its shadow per model. */
-		size_t want = c->out_len + n, ncap = c->out_alloc;
-		while (ncap < want)
-			ncap *= 2;
-		if (ncap > c->out_cap)
-			ncap = c->out_cap;
+		size_t ncap = iw_grow_size(c->out_alloc, OUT_FIRST, c->out_len + n, c->out_cap);
 		uint8_t *nb = realloc(c->out, ncap);
 		if (!nb)
 			return false;

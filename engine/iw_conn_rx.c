@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "iw_conn_int.h"
+#include "iw_grow.h"
 #include "iw_octets.h"
 #include "iw_proto.h"
 
@@ -87,12 +88,11 @@ static void fail_sink(iw_conn *c, const iw_sink_result *r, const uint8_t *ulpdu,
  * ULP looks at the copy in the arena. */
 static void repost(iw_conn *c, uint32_t qn, const iw_sink_delivery *d)
 {
-	uint32_t i = 0;
-	while (i < c->qcount[qn] && c->qbuf[qn][i] != d->data)
-		i++;
-	if (i == c->qcount[qn])
-		i = 0;          /* not one of ours: cannot happen, the sink only delivers what was posted */
-	iw_sink_post(&c->sink, qn, c->qbuf[qn][i], c->qsize[qn], NULL);
+	for (uint32_t i = 0; i < c->qcount[qn]; i++)
+		if (c->qbuf[qn][i] == d->data) {
+			iw_sink_post(&c->sink, qn, c->qbuf[qn][i], c->qsize[qn], NULL);
+			return;
+		}
 }
 
 /* ---- tagged ---- */
@@ -176,11 +176,7 @@ static bool arena_room(iw_conn *c, size_t len)
 		return false;
 	if (c->arena && len <= c->arena_alloc - c->arena_used)
 		return true;
-	size_t n = c->arena_alloc ? c->arena_alloc : ARENA_FIRST;
-	while (n < c->arena_used + len)
-		n *= 2;
-	if (n > c->arena_cap)
-		n = c->arena_cap;
+	size_t n = iw_grow_size(c->arena_alloc, ARENA_FIRST, c->arena_used + len, c->arena_cap);
 	uint8_t *na = malloc(n ? n : 1);
 	if (!na)
 		return false;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "interrupt.h"
+#include "iw_grow.h"
 #include "net.h"
 
 static void hconn_reset(hconn *h)
@@ -92,7 +93,7 @@ void ex_pump(ctx *x, size_t want, int64_t deadline)
 		if (h->in_len == h->in_cap && h->in_cap < RX_LIMIT) {
 			/* Most cases take a few KB: a fixed 4 MiB buffer per connection was, under ASan,
 			 * an mmap, a munmap and 512 KB of shadow poisoned twice. */
-			size_t ncap = h->in_cap * 2 > RX_LIMIT ? RX_LIMIT : h->in_cap * 2;
+			size_t ncap = iw_grow_size(h->in_cap, RX_FIRST, h->in_cap + 1, RX_LIMIT);
 			uint8_t *nb = realloc(h->in, ncap);
 			if (!nb) {
 				ex_herror(x, "out of memory for the DUT's octets on connection %d (%zu octets)", h->no, ncap);

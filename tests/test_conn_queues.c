@@ -1,10 +1,11 @@
 /*
  * test_conn_queues.c - the connection model's queues and limits (engine/iw_conn.h): the event
  * ring, a full output queue, half close, a Read Response too big for the queue and the ORD
- * limit, the output queue compacting in order, and Send data copied out before its buffer is
- * reused.
+ * limit, the output queue compacting in order and growing to its limit (iw_grow.h), and Send
+ * data copied out before its buffer is reused, kept as the arena grows.
  */
 #include "conn_fixture.h"
+#include "iw_grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,19 @@ TEST(conn_output_queue_compacts_and_keeps_order)
 		CHECK_MEM(g->data, msg, 364);
 	}
 	cf_pair_free(pp);
+}
+
+TEST(grow_size_doubles_to_the_cap)
+{
+	/* iw_grow.h: from first when empty, doubled until want fits, never past cap. */
+	CHECK_EQ(iw_grow_size(0, 8, 1, 96), (size_t)8);
+	CHECK_EQ(iw_grow_size(8, 8, 9, 96), (size_t)16);
+	CHECK_EQ(iw_grow_size(4096, 4096, 20000, 1u << 20), (size_t)32768);
+	CHECK_EQ(iw_grow_size(64, 8, 65, 96), (size_t)96);          /* a doubling past cap stops at it */
+	CHECK_EQ(iw_grow_size(96, 8, 97, 96), (size_t)96);          /* at cap: no more */
+	CHECK_EQ(iw_grow_size(0, 4096, 10, 1000), (size_t)1000);    /* first larger than cap */
+	CHECK_EQ(iw_grow_size((size_t)1 << 62, 1, ((size_t)1 << 62) + 1, (size_t)-1), (size_t)1 << 63);
+	CHECK_EQ(iw_grow_size((size_t)1 << 63, 1, ((size_t)1 << 63) + 1, (size_t)-1), (size_t)-1);  /* no overflow */
 }
 
 TEST(conn_output_queue_grows_to_its_limit)
