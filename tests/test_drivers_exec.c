@@ -85,11 +85,25 @@ TEST(drivers_exec_our_stop_is_no_finding)
 	CHECK(!f.present);
 	/* one that ignores SIGTERM is killed after 1 s, still no finding */
 	iw_driver_close(d);
-	d = exec_open("trap '' TERM; sleep 30", IW_ROLE_RESPONDER, &c);
+	/* The shell says when its trap is set (a file), not a fixed pause: on a loaded machine
+	 * 150 ms was too short, SIGTERM came first and the 1 s grace was never reached. */
+	char ready[] = "/tmp/iwspec-trap-XXXXXX", cmd[96];
+	int rfd = mkstemp(ready);
+	if (rfd < 0) {
+		check_fail(__FILE__, __LINE__, "mkstemp failed");
+		return;
+	}
+	close(rfd);
+	unlink(ready);
+	snprintf(cmd, sizeof cmd, "trap '' TERM; : >%s; sleep 30", ready);
+	d = exec_open(cmd, IW_ROLE_RESPONDER, &c);
 	if (!d)
 		return;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	usleep(150000); /* let the shell set its trap */
+	for (int i = 0; i < 500 && access(ready, F_OK) != 0; i++)
+		usleep(10000);
+	CHECK(access(ready, F_OK) == 0);
+	unlink(ready);
 	t0 = iw_net_now_ms();
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
 	int64_t took = iw_net_now_ms() - t0;
