@@ -32,18 +32,30 @@ CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT      ?= -O2 -g
 # The pipeline, one folder per stage, each a library that sees its own headers and those of the
 # stages below it, nothing above: a backward #include does not compile. Lowest first:
-#   engine/   the protocol: MPA, DDP, RDMAP octets, the only parser of them
-#   capture/  files in and out: pcap read/write, hex input, atomic writes, `decode`
-#   case/     the .iwt case language: parser, schema, the catalog of cases/
-#   rawtcp/   the raw segment path: a TCP sender in user space over a TAP device, so a case
-#             says which octets go in which segment and in what order (docs/raw-segments.md)
-#   drivers/  the DUT backends behind driver.h, and the built-in DUT
-#   verify/   judging the DUT's octets (one judge for the runner and the network fuzzer)
-#   run/      the runner and the executor of a case's steps, the verdict and the result
-#   reports/  what a run leaves: JSON, JUnit, HTML, pcaps, baselines, provenance
-#   netfuzz/  the network fuzzer: generation, minimisation, output
-#   vectors/  the test-vector set
-#   cli/      main and the subcommands
+#   suite/engine/   the protocol: MPA, DDP, RDMAP octets, the only parser of them
+#   suite/capture/  files in and out: pcap read/write, hex input, atomic writes, `decode`
+#   suite/case/     the .iwt case language: parser, schema, the catalog of cases/
+#   suite/rawtcp/   the raw segment path: a TCP sender in user space over a TAP device, so a case
+#                   says which octets go in which segment and in what order (docs/raw-segments.md)
+#   drivers/        the DUT backends behind driver.h, and the built-in DUT
+#   suite/verify/   judging the DUT's octets (one judge for the runner and the network fuzzer)
+#   suite/run/      the runner and the executor of a case's steps, the verdict and the result
+#   reports/        what a run leaves: JSON, JUnit, HTML, pcaps, baselines, provenance
+#   fuzz/network/   the network fuzzer: generation, minimisation, output
+#   vectors/        the test-vector set
+#   suite/cli/      main and the subcommands
+# A layer is named by its folder's last part; DIR_<layer> is its folder, LAYERS_<layer> what it sees.
+DIR_engine  := suite/engine
+DIR_capture := suite/capture
+DIR_case    := suite/case
+DIR_rawtcp  := suite/rawtcp
+DIR_drivers := drivers
+DIR_verify  := suite/verify
+DIR_run     := suite/run
+DIR_reports := reports
+DIR_netfuzz := fuzz/network
+DIR_vectors := vectors
+DIR_cli     := suite/cli
 LAYERS_engine  := engine
 LAYERS_capture := engine capture
 LAYERS_case    := engine capture case
@@ -55,16 +67,19 @@ LAYERS_reports := engine capture case rawtcp drivers verify run reports
 LAYERS_netfuzz := engine capture case rawtcp drivers verify run reports netfuzz
 LAYERS_vectors := engine capture reports vectors
 LAYERS_ALL     := engine capture case rawtcp drivers verify run reports netfuzz vectors cli
+layer_dirs = $(foreach l,$(1),$(DIR_$(l)))
 # The include path of a source file: its folder's layers; tests, fuzz targets and benchmarks see all.
-layer_inc = $(addprefix -I,$(or $(LAYERS_$(firstword $(subst /, ,$(1)))),$(LAYERS_ALL)))
+INC_ALL   := $(addprefix -I,$(call layer_dirs,$(LAYERS_ALL)))
+layer_of   = $(firstword $(foreach l,$(LAYERS_ALL),$(if $(filter $(DIR_$(l))/%,$(1)),$(l))))
+layer_inc  = $(addprefix -I,$(call layer_dirs,$(or $(LAYERS_$(call layer_of,$(1))),$(LAYERS_ALL))))
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(EXTRA_CFLAGS) \
               -DIWSPEC_VERSION='"$(VERSION)"' -DIWSPEC_GIT_REV='"$(GIT_REV)"'
 LDLIBS_ALL := -ljansson -lpcap -lpthread $(EXTRA_LDLIBS)
 
-ENGINE_SRC := $(wildcard engine/*.c)
-APP_SRC    := $(filter-out cli/main.c,$(wildcard $(addsuffix /*.c,$(filter-out engine,$(LAYERS_ALL)))))
+ENGINE_SRC := $(wildcard suite/engine/*.c)
+APP_SRC    := $(filter-out suite/cli/main.c,$(wildcard $(addsuffix /*.c,$(call layer_dirs,$(filter-out engine,$(LAYERS_ALL))))))
 TEST_SRC   := $(wildcard tests/*.c)
-BENCH_SRC  := $(wildcard bench/*.c)
+BENCH_SRC  := $(wildcard tests/bench/*.c)
 
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 APP_OBJ    := $(APP_SRC:%.c=$(BUILD)/%.o)
@@ -85,7 +100,7 @@ REV_STAMP := $(BUILD)/git_rev.stamp
 $(REV_STAMP): FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' >$@
-$(BUILD)/run/version.o: $(REV_STAMP)
+$(BUILD)/suite/run/version.o: $(REV_STAMP)
 .PHONY: FORCE
 FORCE:
 
@@ -93,14 +108,14 @@ $(BUILD)/libiwengine.a: $(ENGINE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/iwspec: $(BUILD)/cli/main.o $(APP_OBJ) $(BUILD)/libiwengine.a
+$(BUILD)/iwspec: $(BUILD)/suite/cli/main.o $(APP_OBJ) $(BUILD)/libiwengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(APP_OBJ) $(FUZZ_OBJ) $(BUILD)/libiwengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 # The raw segment path against the built-in DUT in a network namespace (tests/cli/rawtcp.sh).
-RAWTCP_OBJ := $(filter $(BUILD)/rawtcp/%,$(APP_OBJ))
+RAWTCP_OBJ := $(filter $(BUILD)/suite/rawtcp/%,$(APP_OBJ))
 $(BUILD)/rawtcp_probe: $(BUILD)/tests/tools/rawtcp_probe.o $(RAWTCP_OBJ) $(BUILD)/libiwengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
@@ -211,7 +226,7 @@ test-san-conformance: san-build
 san-cli:
 	@$(call cli_run,2) CLI_IWSPEC=$(SAN_CLI_IWSPEC) CLI_ENV="$(SAN_CLI_ENV)" $(addprefix cli.,$(CLI_SAN))
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libiwengine.a
+$(BUILD)/tests/bench/%: tests/bench/%.c $(BUILD)/libiwengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(call layer_inc,$<) -O3 -o $@ $^ $(LDLIBS_ALL) -lisal
 
@@ -233,5 +248,5 @@ install: $(BUILD)/iwspec
 clean:
 	rm -rf build build-san build-fuzz out
 
--include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/cli/main.d \
+-include $(ENGINE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/suite/cli/main.d \
 	$(BUILD)/tests/tools/rawtcp_probe.d

@@ -18,7 +18,7 @@
  *   hostile = MODE            (ref only: a misbehaving built-in DUT, for robustness tests)
  *   mutant = NAME             (ref only: a built-in DUT with one requirement broken)
  *   raw_link = NETNS:IFNAME   (tcp: DUTs: the harness's connections go over the raw segment
- *                             path, rawtcp/, through the TAP device IFNAME in namespace NETNS
+ *                             path, suite/rawtcp/, through the TAP device IFNAME in namespace NETNS
  *                             (empty: the harness's own); docs/raw-segments.md)
  * Unknown keys and bad values are errors naming the file, line and the fix.
  */

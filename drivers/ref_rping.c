@@ -1,6 +1,6 @@
 /*
  * ref_rping.c - the built-in DUT running rping (docs/rping.md) instead of the reflector: the
- * application protocol of rdma-core's rping as it crosses the wire (engine/rping_info.h),
+ * application protocol of rdma-core's rping as it crosses the wire (suite/engine/rping_info.h),
  * written from that description, on the engine's connection model.
  *
  * As a responder it is `rping -s`: each 16-octet Send advertises a buffer of the peer; the

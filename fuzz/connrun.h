@@ -1,5 +1,5 @@
 /*
- * connrun.h - runs the engine's connection model (engine/iw_conn.h) over a peer's byte
+ * connrun.h - runs the engine's connection model (suite/engine/iw_conn.h) over a peer's byte
  * stream with its invariants checked, for fuzz_conn_responder, fuzz_conn_initiator and
  * fuzz_diff_cuts.
  *

@@ -51,7 +51,7 @@ FZ_MAIN    := fuzz/standalone_main.c
 endif
 
 # The project's standard, include directories and defines, as the ordinary build has them.
-FZ_FLAGS   := -std=c11 $(filter -D%,$(CFLAGS_ALL)) $(addprefix -I,$(LAYERS_ALL)) -Ifuzz $(WARN) -O1 -g -fno-omit-frame-pointer
+FZ_FLAGS   := -std=c11 $(filter -D%,$(CFLAGS_ALL)) $(INC_ALL) -Ifuzz $(WARN) -O1 -g -fno-omit-frame-pointer
 FZ_LIB_SRC := $(ENGINE_SRC) $(FUZZ_APP_SRC) $(FUZZ_SUPPORT_SRC) $(wildcard fuzz/fuzz_*.c)
 FZ_OBJ_DIR ?= $(FZ_DIR)/obj
 FZ_LIB_OBJ := $(FZ_LIB_SRC:%.c=$(FZ_OBJ_DIR)/%.o)
@@ -71,7 +71,7 @@ $(FZ_OBJ_DIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FZ_CC) $(FZ_FLAGS) $(FZ_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FZ_OBJ_DIR)/run/version.o: $(REV_STAMP)
+$(FZ_OBJ_DIR)/suite/run/version.o: $(REV_STAMP)
 
 $(FZ_DIR)/libiwfuzz.a: $(FZ_LIB_OBJ)
 	@rm -f $@

@@ -1,5 +1,5 @@
 /*
- * fuzz_case_parse.c - the case-language parser (case/case.h, docs/case-language.md).
+ * fuzz_case_parse.c - the case-language parser (suite/case/case.h, docs/case-language.md).
  *
  * Input: the text of a case file, as is (NUL octets included).
  *

@@ -1,5 +1,5 @@
 /*
- * fuzz_conn_initiator.c - the connection model as an initiator (engine/iw_conn.h, MR §6.1)
+ * fuzz_conn_initiator.c - the connection model as an initiator (suite/engine/iw_conn.h, MR §6.1)
  * fed a whole fuzzed responder byte stream in fuzzer-chosen cuts.
  *
  * Input: the setup of connrun.h (profile, negotiation wishes, reject, RFC 6581 p2p/RTR,

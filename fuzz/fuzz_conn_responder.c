@@ -1,5 +1,5 @@
 /*
- * fuzz_conn_responder.c - the connection model as a responder (engine/iw_conn.h, MR §6.1)
+ * fuzz_conn_responder.c - the connection model as a responder (suite/engine/iw_conn.h, MR §6.1)
  * fed a whole fuzzed initiator byte stream in fuzzer-chosen cuts.
  *
  * Input: the setup of connrun.h (profile, negotiation wishes, reject, RFC 6581 p2p/RTR,

@@ -1,5 +1,5 @@
 /*
- * fuzz_ddp.c - DDP segment headers and the segmenter (engine/ddp.h; D0/D2 §6, §7.2).
+ * fuzz_ddp.c - DDP segment headers and the segmenter (suite/engine/ddp.h; D0/D2 §6, §7.2).
  *
  * Input: [mode] then
  *   mode even: a ULPDU, decoded as a DDP header;

@@ -1,5 +1,5 @@
 /*
- * fuzz_ddp_sink.c - the DDP data sink (engine/ddp_sink.h; D0/D2 §7-§10) run by a script of
+ * fuzz_ddp_sink.c - the DDP data sink (suite/engine/ddp_sink.h; D0/D2 §7-§10) run by a script of
  * operations against registered tagged buffers and posted untagged queues, next to a plain
  * model of what the sink must do.
  *

@@ -1,5 +1,5 @@
 /*
- * fuzz_diff_crc32c.c - CRC32C (engine/crc32c.h, MPA-5.2-11): every implementation the CPU
+ * fuzz_diff_crc32c.c - CRC32C (suite/engine/crc32c.h, MPA-5.2-11): every implementation the CPU
  * runs (table, SSE4.2, SSE4.2+PCLMUL, AVX-512) and the dispatcher against a bytewise
  * reference written from the polynomial alone (refwalk.c), over fuzzer-chosen alignments and
  * split points (iw_crc32c_extend(iw_crc32c_extend(0, a), b) == CRC of a||b).

@@ -1,14 +1,14 @@
 /*
  * fuzz_harness_rx.c - the harness's handling of octets a DUT sends.
  *
- * The runner's receive logic (run/exec_receive.c) reads from a socket and is not callable in
+ * The runner's receive logic (suite/run/exec_receive.c) reads from a socket and is not callable in
  * process, so this target runs the same decoding path over the same engine calls, in the same
  * order: a startup frame (iw_mpa_frame_decode, retried while IW_ETRUNC, then
  * iw_mpa_frame_check and the field comparisons), full operation set up from the frames as
  * enter_full_operation does, then FPDUs (iw_mpa_rx_push) read as RDMAP messages
  * (iw_rdmap_parse, the DV and Rsvd checks) and Terminates (iw_terminate_decode,
  * iw_error_name), with the wire slice the runner records for each FPDU. It also runs
- * `iwspec decode` (cli/cmd_decode.c) in process over the same octets, its output sent to
+ * `iwspec decode` (suite/cli/cmd_decode.c) in process over the same octets, its output sent to
  * /dev/null.
  *
  * Input: [profile][flags][start (2)][the DUT's octets...]

@@ -1,5 +1,5 @@
 /*
- * fuzz_mpa_frame.c - MPA startup Request/Reply frames (engine/mpa_frame.h, MR §6.1).
+ * fuzz_mpa_frame.c - MPA startup Request/Reply frames (suite/engine/mpa_frame.h, MR §6.1).
  *
  * Input: [profile][expect: bit 0 = Reply expected, else Request] [frame octets...]
  *

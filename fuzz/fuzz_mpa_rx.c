@@ -1,5 +1,5 @@
 /*
- * fuzz_mpa_rx.c - the streaming FPDU decoder (engine/mpa_rx.h, MR §5.4, §7) against the
+ * fuzz_mpa_rx.c - the streaming FPDU decoder (suite/engine/mpa_rx.h, MR §5.4, §7) against the
  * reference walker (refwalk.h), with and without markers and CRC.
  *
  * Input: [profile][flags][start (4)][seed][stream...]

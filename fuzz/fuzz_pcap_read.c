@@ -1,5 +1,5 @@
 /*
- * fuzz_pcap_read.c - the capture reader behind `iwspec decode CAPTURE` (capture/pcap_read.h):
+ * fuzz_pcap_read.c - the capture reader behind `iwspec decode CAPTURE` (suite/capture/pcap_read.h):
  * pcap and pcapng files a lab brings from anywhere, parsed by libpcap, then every TCP
  * segment over IPv4/IPv6 put back into its connection's two byte streams.
  *

@@ -1,6 +1,6 @@
 /*
  * fuzz_rdmap.c - RDMAP parsing, the Read Request body and Terminate messages
- * (engine/rdmap.h; RFC 5040).
+ * (suite/engine/rdmap.h; RFC 5040).
  *
  * Input: [profile][layer][etype][ecode][ULPDU...]
  *

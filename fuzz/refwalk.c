@@ -1,6 +1,6 @@
 /*
  * refwalk.c - the reference FPDU walker of refwalk.h: one octet at a time, no state kept
- * between calls, nothing shared with engine/mpa_rx.c.
+ * between calls, nothing shared with suite/engine/mpa_rx.c.
  */
 #include "refwalk.h"
 

@@ -11,9 +11,9 @@ $(BUILD)/reflector/%.o: reflector/%.c
 	@test -f /usr/include/rdma/rdma_cma.h -a -f /usr/include/infiniband/verbs.h || { \
 		echo "make reflector: rdma-core's headers are missing: apt-get install librdmacm-dev libibverbs-dev" >&2; \
 		exit 1; }
-	$(CC) $(CFLAGS_ALL) -Iengine -Ireflector -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -I$(DIR_engine) -Ireflector -MMD -MP -c $< -o $@
 
-$(BUILD)/iwspec-reflector: $(REFLECTOR_OBJ) $(BUILD)/engine/iw_err.o
+$(BUILD)/iwspec-reflector: $(REFLECTOR_OBJ) $(BUILD)/suite/engine/iw_err.o
 	$(CC) $(CFLAGS_ALL) -o $@ $^ -lrdmacm -libverbs
 
 .PHONY: reflector

@@ -1,6 +1,6 @@
 /*
- * Tests of the full-operation additions to the case language (case/case_parse.c,
- * case/case_schema.c): the `startup` step and its reflector requirement, the FPDU arguments
+ * Tests of the full-operation additions to the case language (suite/case/case_parse.c,
+ * suite/case/case_schema.c): the `startup` step and its reflector requirement, the FPDU arguments
  * fill, cut and marker_at, the expectation arguments markers, hdr and rdma_hdr, and that every
  * case of the catalog under cases/ parses (the full-operation families included).
  */

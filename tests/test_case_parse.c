@@ -1,5 +1,5 @@
 /*
- * Tests of the case-language parser (case/case_*.c, case/case_schema.c): a case using every
+ * Tests of the case-language parser (suite/case/case_*.c, suite/case/case_schema.c): a case using every
  * step kind parses to the expected structure, values of every syntax are read exactly,
  * steps and levels are named, a case loads from a file, and the examples of
  * docs/case-language.md parse. Errors are tested in test_case_parse_errors.c, robustness in

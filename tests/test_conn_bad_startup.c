@@ -1,5 +1,5 @@
 /*
- * test_conn_bad_startup.c - startup frames a conforming peer never sends (engine/iw_conn.h): a
+ * test_conn_bad_startup.c - startup frames a conforming peer never sends (suite/engine/iw_conn.h): a
  * bad key, Rev or PD_Length, a Request where the Reply belongs, a rejecting Reply, and FPDUs in
  * the same input as the Request.
  */

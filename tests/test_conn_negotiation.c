@@ -1,5 +1,5 @@
 /*
- * test_conn_negotiation.c - what the startup frames negotiate (engine/iw_conn.h): markers each
+ * test_conn_negotiation.c - what the startup frames negotiate (suite/engine/iw_conn.h): markers each
  * way, CRC, and RFC 6581's RTR and IRD/ORD, each checked on the wire by an independent decoder.
  */
 #include "conn_fixture.h"

@@ -1,5 +1,5 @@
 /*
- * test_conn_peer_errors.c - DDP and RDMAP errors a hand-built peer provokes (engine/iw_conn.h):
+ * test_conn_peer_errors.c - DDP and RDMAP errors a hand-built peer provokes (suite/engine/iw_conn.h):
  * each error's layer, type and code in the Terminate, Send with Invalidate, a Read Response that
  * does not match its Request, and malformed RDMAP messages.
  */

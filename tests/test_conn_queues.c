@@ -1,5 +1,5 @@
 /*
- * test_conn_queues.c - the connection model's queues and limits (engine/iw_conn.h): the event
+ * test_conn_queues.c - the connection model's queues and limits (suite/engine/iw_conn.h): the event
  * ring, a full output queue, half close, a Read Response too big for the queue and the ORD
  * limit, the output queue compacting in order and growing to its limit (iw_grow.h), and Send
  * data copied out before its buffer is reused, kept as the arena grows.

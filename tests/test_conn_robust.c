@@ -1,6 +1,6 @@
 /*
  * test_conn_robust.c - random garbage and mutations of a recorded conversation, fed in random
- * chunks, must never crash the connection model (engine/iw_conn.h; run under ASan/UBSan) and
+ * chunks, must never crash the connection model (suite/engine/iw_conn.h; run under ASan/UBSan) and
  * never deliver or place anything after its first error.
  */
 #include "conn_fixture.h"

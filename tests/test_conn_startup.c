@@ -1,5 +1,5 @@
 /*
- * test_conn_startup.c - the connection model's startup (engine/iw_conn.h): both sides of every
+ * test_conn_startup.c - the connection model's startup (suite/engine/iw_conn.h): both sides of every
  * profile reaching full operation, the Request's octets, private data both ways, rule 4 (the
  * responder silent until the first FPDU) and culley-mpa-02's immediate start.
  */

@@ -1,5 +1,5 @@
 /*
- * test_conn_transfer.c - data transfer between two wired models (engine/iw_conn.h): Sends of
+ * test_conn_transfer.c - data transfer between two wired models (suite/engine/iw_conn.h): Sends of
  * every size in every profile, Write then Read of the same range, a Read outside the buffer and
  * a corrupted FPDU, each ending in a Terminate and nothing after it.
  */

@@ -1,5 +1,5 @@
 /*
- * test_exec.c - the executor on its own (run/exec_*.c): a case runs against a scripted DUT on
+ * test_exec.c - the executor on its own (suite/run/exec_*.c): a case runs against a scripted DUT on
  * loopback that answers with recorded octets, and the verdict and the requirement it rests on
  * are checked. The octets are built by the engine and then changed where a test needs a
  * defect, so each test says which octet makes the difference.

@@ -8,7 +8,7 @@
 #include "mpa_fpdu.h"
 #include "mpa_markers.h"
 
-/* Bitwise CRC32C (MPA-5.2-11), independent of engine/crc32c.c. */
+/* Bitwise CRC32C (MPA-5.2-11), independent of suite/engine/crc32c.c. */
 static uint32_t ref_crc(const uint8_t *p, size_t n)
 {
 	uint32_t c = 0xFFFFFFFFu;

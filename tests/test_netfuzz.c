@@ -1,5 +1,5 @@
 /*
- * test_netfuzz.c - the network fuzzer (netfuzz/netfuzz*.c): deterministic programs, ddmin,
+ * test_netfuzz.c - the network fuzzer (fuzz/network/netfuzz*.c): deterministic programs, ddmin,
  * no finding against the clean built-in DUT, and a mutant found, minimised and written as a
  * case that parses. The replays (FAIL against the mutant, PASS against the clean DUT) are in
  * tests/cli/netfuzz.sh, which runs `iwspec run` on the written cases.

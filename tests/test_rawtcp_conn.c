@@ -1,5 +1,5 @@
 /*
- * The raw segment path's connection and plans (rawtcp/rawtcp.h), without root: the link is a
+ * The raw segment path's connection and plans (suite/rawtcp/rawtcp.h), without root: the link is a
  * fake peer in memory, a small receiving TCP that answers ARP and the SYN, reassembles what it
  * is sent, records the segments in arrival order, and ACKs cumulatively (a duplicate ACK for
  * each segment that does not advance it, as Linux does). The live counterpart against a
@@ -511,7 +511,7 @@ TEST(rawtcp_stop_ends_every_wait)
 }
 
 /* The executor keeps every frame of the raw path in the case's capture (IW_TCP_FRAME, as
- * run/exec_conn_raw.c does): the per-case pcap is those frames in the order they went, so a
+ * suite/run/exec_conn_raw.c does): the per-case pcap is those frames in the order they went, so a
  * reader sees the reversed segments out of order and still reassembles the stream whole. */
 static void keep_frame(void *ctx, enum iw_raw_dir dir, const uint8_t *frame, size_t len, uint64_t usec)
 {

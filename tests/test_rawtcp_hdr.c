@@ -1,5 +1,5 @@
 /*
- * Ethernet/ARP/IPv4/TCP build and parse of the raw segment path (rawtcp/raw_hdr.h), against
+ * Ethernet/ARP/IPv4/TCP build and parse of the raw segment path (suite/rawtcp/raw_hdr.h), against
  * frames a Linux kernel sent (captured by tests/cli/rawtcp.sh's setup): building the same
  * fields must give the kernel's octets, checksums included.
  */

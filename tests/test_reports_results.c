@@ -1,5 +1,5 @@
 /*
- * test_reports_results.c - result bookkeeping (run/result.h): verdict names, adding and counting
+ * test_reports_results.c - result bookkeeping (suite/run/result.h): verdict names, adding and counting
  * cases (a corrupt verdict counts as ERROR), the wire log's own copies and its truncation past
  * 4096 entries, and a result taking its case's identity.
  */

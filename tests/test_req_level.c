@@ -1,5 +1,5 @@
 /*
- * test_req_level.c - one source for a requirement's level (run/req_level.h): the catalog's
+ * test_req_level.c - one source for a requirement's level (suite/run/req_level.h): the catalog's
  * keywords fold into the verdict levels, and no case holds a requirement stronger than the
  * catalog does.
  */

@@ -1,4 +1,4 @@
-/* rping's application message (engine/rping_info.h): the octet layout as rping.c puts it on the
+/* rping's application message (suite/engine/rping_info.h): the octet layout as rping.c puts it on the
  * wire (address, rkey, size, each big-endian) and the client's data pattern. */
 #include "check.h"
 

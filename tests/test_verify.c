@@ -1,5 +1,5 @@
 /*
- * test_verify.c - the verifiers on their own (verify/): recorded DUT octets, built by the
+ * test_verify.c - the verifiers on their own (suite/verify/): recorded DUT octets, built by the
  * engine and then broken in one field, go through the decoder and the verifiers, and each must
  * come out on the requirement that field's rule carries.
  */
@@ -192,7 +192,7 @@ TEST(verify_fpdu_and_stream_requirements)
 }
 
 /* The rules a segment check applied, held or broken, for the runner's record of what it judged
- * (run/result_judged.c): a first untagged segment meets DV, reserved bits, MSN, the RDMAP
+ * (suite/run/result_judged.c): a first untagged segment meets DV, reserved bits, MSN, the RDMAP
  * reserved word and MO; a continuing tagged one STag, TO and RsvdULP; a broken rule is listed
  * as applied, the rules after it are not. */
 TEST(verify_segment_lists_the_rules_it_applied)

@@ -1,13 +1,13 @@
 #!/bin/sh
-# The engine is the only parser of protocol octets (issue 13): outside engine/, no code reads a
+# The engine is the only parser of protocol octets (issue 13): outside suite/engine/, no code reads a
 # header field by indexing a buffer at a fixed offset and shifting or masking it, assembles an
 # integer from indexed octets, or writes one into octets by hand. Such code goes through the
 # engine's views and setters (mpa_frame.h, mpa_fpdu.h, ddp.h, rdmap.h, iw_octets.h,
 # iw_field_span.h). Part of `make test`; exits 1 naming every new hand read.
 #
-# Scanned: the pipeline's folders and the benchmarks. Not scanned: engine/ (it is the parser),
+# Scanned: the pipeline's folders and the benchmarks. Not scanned: suite/engine/ (it is the parser),
 # tests/ (tests poke octets on purpose), and fuzz/, whose oracles are deliberately independent
-# of the engine: fuzz/refwalk.c is a second FPDU decoder written apart from engine/mpa_rx.c,
+# of the engine: fuzz/refwalk.c is a second FPDU decoder written apart from suite/engine/mpa_rx.c,
 # and the targets check the engine's decodes against their own reading of the octets
 # (docs/fuzzing.md). Lines that index octets for another reason are listed, with that reason,
 # in tools/check-octets.allow.
@@ -16,7 +16,7 @@
 set -eu
 ALLOW=$(cd "$(dirname "$0")" && pwd)/check-octets.allow
 cd "${1:-$(dirname "$0")/..}"
-DIRS="capture case drivers rawtcp run reports netfuzz vectors cli reflector bench"
+DIRS="suite/capture suite/case drivers suite/rawtcp suite/verify suite/run reports fuzz/network vectors suite/cli reflector tests/bench"
 # 1: an indexed element shifted or masked; 2: an integer assembled from an indexed element;
 # 3: a shifted value stored into an indexed octet.
 cat >"${TMPDIR:-/tmp}/iw-octet-re.$$" <<'RE'
@@ -52,8 +52,8 @@ bad=$(wc -l <"${TMPDIR:-/tmp}/iw-octet-bad.$$")
 rm -f "${TMPDIR:-/tmp}/iw-octet-bad.$$"
 n=$(echo "$hits" | grep -c . || true)
 if [ "$bad" -ne 0 ]; then
-	echo "check-octets: $bad hand read(s) of protocol octets outside engine/: use the engine's views" \
+	echo "check-octets: $bad hand read(s) of protocol octets outside suite/engine/: use the engine's views" \
 		"(mpa_frame.h, mpa_fpdu.h, ddp.h, rdmap.h, iw_octets.h), or list the line in tools/check-octets.allow with the reason" >&2
 	exit 1
 fi
-echo "check-octets: no hand read of protocol octets outside engine/ ($n indexed lines allowed by $ALLOW)"
+echo "check-octets: no hand read of protocol octets outside suite/engine/ ($n indexed lines allowed by $ALLOW)"

@@ -1,10 +1,10 @@
 #!/bin/sh
-# Generates run/req_catalog.c, the requirements catalog as a C table, from the shared
+# Generates suite/run/req_catalog.c, the requirements catalog as a C table, from the shared
 # specification's requirements.md (the §1 tables: ID | Source | KW | Binds | Requirement | T |
 # Test idea). The shared/ directory is not part of the repository, the generated file is: run
 # this once when requirements.md changes and commit the result.
 #
-#   sh tools/gen-req-catalog.sh [PATH/TO/requirements.md] > run/req_catalog.c
+#   sh tools/gen-req-catalog.sh [PATH/TO/requirements.md] > suite/run/req_catalog.c
 #
 # Default path: ../shared/spec/requirements.md (next to the repository). POSIX sh and awk only
 # (mawk and gawk both work). Each row gets, besides its columns:

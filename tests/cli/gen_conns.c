@@ -1,6 +1,6 @@
 /*
  * gen_conns.c - writes a capture of many short iWARP connections with the project's pcap writer
- * (capture/pcap_write.h), for tests/cli/decode_capture.sh: `iwspec decode` on captures far larger
+ * (suite/capture/pcap_write.h), for tests/cli/decode_capture.sh: `iwspec decode` on captures far larger
  * than any test vector.
  *
  *   gen_conns OUT N MODE [OPEN]

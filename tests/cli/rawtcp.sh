@@ -1,5 +1,5 @@
 #!/bin/sh
-# The raw segment path (rawtcp/, docs/raw-segments.md) against the built-in DUT behind a TAP
+# The raw segment path (suite/rawtcp/, docs/raw-segments.md) against the built-in DUT behind a TAP
 # device in a network namespace of its own.
 #
 #   namespace iwspec-raw-PID: iwraw0 (TAP) 10.214.0.1/24, `iwspec serve` on 10.214.0.1:4791

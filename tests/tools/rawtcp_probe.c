@@ -4,7 +4,7 @@
  * Each scenario opens its own connection through the TAP device, plays an MPA initiator (the
  * engine's connection model: it builds the Request and the FPDU and judges what comes back),
  * sends the Request and then a Send FPDU as the scenario's segment plans say, and checks that
- * the DUT answered with a valid Reply (MR §6.1, judged by engine/mpa_frame.h) and echoed the
+ * the DUT answered with a valid Reply (MR §6.1, judged by suite/engine/mpa_frame.h) and echoed the
  * Send's payload octet for octet: the DUT received exactly the stream, whatever the order of
  * its segments. Every frame of a scenario goes to DIR/<scenario>.pcap.
  *

@@ -1,6 +1,6 @@
 /*
  * exec_rping.c - rping's application messages judged (docs/rping.md): the 16-octet buffer
- * advertisement a client DUT sends (engine/rping_info.h), and the Read Request a server DUT
+ * advertisement a client DUT sends (suite/engine/rping_info.h), and the Read Request a server DUT
  * makes of the buffer the harness advertised. Both reach the steps after them the way the
  * reflector's greeting does: as the defaults of `write`, `read_req` and `read_resp`.
  */

@@ -1,7 +1,7 @@
 /*
  * netfuzz_decode.c - the DUT's octets (and the model's) after the startup frame, decoded with
  * the engine (streaming FPDU decoder, RDMAP parser) into a list of messages and checked, FPDU
- * by FPDU, with verify/'s rules of a conforming data source: the same judge as the runner's.
+ * by FPDU, with suite/verify/'s rules of a conforming data source: the same judge as the runner's.
  */
 #include "netfuzz_judge.h"
 #include "verify.h"

@@ -6,7 +6,7 @@
  *   exec_case.c     the context, note/fail/herror (the verdict), the step loop
  *   exec_io.c       connections, receiving, resegmented sending, feeding the model
  *   exec_conn_sock.c  a connection over the kernel's TCP (a socket): the usual backend
- *   exec_conn_raw.c   a connection over the raw segment path (rawtcp/, --raw-link)
+ *   exec_conn_raw.c   a connection over the raw segment path (suite/rawtcp/, --raw-link)
  *   exec_segments.c `segments` and `segment`: the next sends cut into crafted segments
  *   exec_startup.c  `startup` and `expect alive`
  *   exec_frames.c   startup frames sent and judged
@@ -234,7 +234,7 @@ extern const size_t ex_nmsg_types;
 /* exec_case.c. The time since the case began; a note in the wire log; the verdict: ex_fail
  * records the first broken expectation with the requirement it rests on (NULL: the case's
  * first), which the case must cite; ex_fail_frame one broken by a check the harness makes on
- * every frame the DUT sends, whatever the case (verify/, the startup frame's own rules), which
+ * every frame the DUT sends, whatever the case (suite/verify/, the startup frame's own rules), which
  * may be one the case does not cite; ex_herror a harness or environment failure (ERROR); all
  * return false so a step can `return ex_fail(...)`. ex_arg_i reads a step's integer argument;
  * ex_within_deadline is the step's `within` bounded by the case's timeout. */
@@ -313,7 +313,7 @@ bool ex_exp_silence(ctx *x, const iw_step *s);
 /* The buffer a DUT advertised (greeting, rping info) made known to the connection's model. */
 void ex_adv_to_model(hconn *h);
 
-/* exec_rping.c. rping's application messages (docs/rping.md, engine/rping_info.h): the DUT's
+/* exec_rping.c. rping's application messages (docs/rping.md, suite/engine/rping_info.h): the DUT's
  * buffer advertisement becomes the defaults of `write` and `read_req`, as a greeting does; its
  * go-ahead is a 16-octet Send; the DUT's Read Request is judged against the step and kept for
  * `send read_resp` to answer. */

@@ -1,6 +1,6 @@
 /*
  * verify.h - judging the DUT's octets: what the engine decodes, held to the rules a conforming
- * sender keeps. The runner (run/exec_receive.c) and the network fuzzer (netfuzz/netfuzz_judge.c)
+ * sender keeps. The runner (suite/run/exec_receive.c) and the network fuzzer (fuzz/network/netfuzz_judge.c)
  * both judge through these functions, so a DUT's FPDU breaks the same requirement, with the
  * same words, wherever it is seen.
  *

@@ -1,6 +1,6 @@
 /*
  * netfuzz_int.h - the network fuzzer's session and run state, shared by the files that make
- * up a session (internal to netfuzz/; the API is netfuzz.h):
+ * up a session (internal to fuzz/network/; the API is netfuzz.h):
  *
  *   netfuzz_session.c  opening, closing and replaying against the session's DUT
  *   netfuzz_startup.c  calibration, the liveness probe, and what became of a DUT that failed it
@@ -140,7 +140,7 @@ enum nf_rd {
 /* Reads from fd into b until *have reaches need. Progress-based: the wait ends after idle_ms
  * without an octet, counted from *last_ms (in: the start, e.g. when the request went out; out:
  * when the last octet came); *gap_ms (in/out) keeps the longest silence seen. until_ms (0:
- * none) and a signal (run/interrupt.h) end it too. fd may be blocking: recv is non-blocking. */
+ * none) and a signal (suite/run/interrupt.h) end it too. fd may be blocking: recv is non-blocking. */
 enum nf_rd nf_read_progress(int fd, uint8_t *b, size_t *have, size_t need, int64_t idle_ms, int64_t until_ms,
 			    int64_t *last_ms, int64_t *gap_ms);
 

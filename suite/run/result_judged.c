@@ -1,6 +1,6 @@
 /*
  * result_judged.c - the requirements a case judged on the DUT's octets: each per-frame check
- * (verify/) says which rules it applied, and the case's result counts them, so the coverage
+ * (suite/verify/) says which rules it applied, and the case's result counts them, so the coverage
  * table can count a requirement as exercised whether the case's header cites it or not.
  */
 #include "result.h"

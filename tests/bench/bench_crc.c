@@ -1,6 +1,6 @@
 /*
  * bench_crc.c - CRC32C throughput of iwspec's implementations against ISA-L's crc32_iscsi,
- * measured in the same process on the same buffers (engine/crc32c.h, MPA-5.2-11).
+ * measured in the same process on the same buffers (suite/engine/crc32c.h, MPA-5.2-11).
  *
  * Sizes: 1460 octets (one FPDU-sized TCP segment at MSS 1460) and 64 KiB (a large ULP message).
  * Each call extends the previous result, so calls form a dependency chain as they do along a

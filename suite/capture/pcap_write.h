@@ -83,7 +83,7 @@ int iw_pcap_writer_take(iw_pcap_writer *w, uint8_t **out, size_t *len, iw_err *e
 void iw_pcap_writer_free(iw_pcap_writer *w);
 
 /* One frame as captured (an Ethernet frame on an ETHERNET writer), at the writer's time: a
- * capture of segments the harness really sent and received (the raw segment path, rawtcp/),
+ * capture of segments the harness really sent and received (the raw segment path, suite/rawtcp/),
  * not synthesized. Frames above 65535 octets are refused. */
 int iw_pcap_writer_frame(iw_pcap_writer *w, const uint8_t *frame, size_t len, iw_err *e);
 

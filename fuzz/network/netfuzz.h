@@ -14,7 +14,7 @@
  * Modules: netfuzz_gen.c (PRNG, programs, generator); the session and its runs behind
  * netfuzz_int.h (netfuzz_session.c, netfuzz_startup.c calibration and liveness, netfuzz_io.c,
  * netfuzz_model.c, netfuzz_render.c, netfuzz_run.c); netfuzz_judge.c (decoding and judging,
- * through verify/); netfuzz_min.c (confirmation, ddmin); netfuzz_out.c (case.iwt, seed.txt,
+ * through suite/verify/); netfuzz_min.c (confirmation, ddmin); netfuzz_out.c (case.iwt, seed.txt,
  * capture.pcap); netfuzz_bench.c (the loopback baseline).
  */
 #ifndef IW_NETFUZZ_H
@@ -190,7 +190,7 @@ typedef struct nf_opts {
 	int64_t time_ms;
 	int64_t deadline_ms;        /* iw_net_now_ms() at which the session stops (0: none): every
 				     * wait, calibration's too, ends there and the run in flight is
-				     * abandoned unjudged; SIGINT/SIGTERM (run/interrupt.h) do the same */
+				     * abandoned unjudged; SIGINT/SIGTERM (suite/run/interrupt.h) do the same */
 	const char *out_dir;        /* NULL: findings are not written */
 	bool progress;
 	int64_t timeout_ms;         /* how long a reaction may take (0: 250 ms for ref, 2 s otherwise) */

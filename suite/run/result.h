@@ -37,7 +37,7 @@ typedef struct iw_wire_entry {
  * opening and closing of each connection. */
 enum iw_tcp_kind { IW_TCP_OPEN, IW_TCP_DATA, IW_TCP_FIN, IW_TCP_RST,
 	IW_TCP_FRAME,               /* a whole Ethernet frame sent or received on the raw segment path
-	                             * (rawtcp/): a case that has any is captured from its frames alone */
+	                             * (suite/rawtcp/): a case that has any is captured from its frames alone */
 };
 
 /* A case keeps at most this many captured octets and chunks; past that the capture stops and
@@ -60,7 +60,7 @@ typedef struct iw_measure {
 	char unit[8];
 } iw_measure;
 
-/* A requirement the per-frame checks (verify/) applied to the DUT's octets during a case, and
+/* A requirement the per-frame checks (suite/verify/) applied to the DUT's octets during a case, and
  * on how many of its frames. A case judges some twenty rules at most; past the limit a rule is
  * not recorded (judged_cut says so). */
 #define IW_RESULT_MAX_JUDGED 32
@@ -101,7 +101,7 @@ typedef struct iw_case_result {
 	bool tcp_cut;               /* the capture stopped at a limit or for lack of memory */
 	bool dut_reached;           /* a connection to or from the DUT was opened */
 	bool dut_unreachable;       /* none was: the case's first connection failed (refused, timed out) */
-	size_t frames_judged;       /* the DUT's FPDUs held to the per-frame checks (verify/) */
+	size_t frames_judged;       /* the DUT's FPDUs held to the per-frame checks (suite/verify/) */
 	size_t njudged;
 	iw_judged judged[IW_RESULT_MAX_JUDGED];     /* the requirements those checks applied, in first-seen order */
 	bool judged_cut;            /* a requirement did not fit in judged[] */

@@ -1,5 +1,5 @@
 /*
- * exec_conn_raw.c - a case's connection over the raw segment path (rawtcp/, docs/raw-segments.md):
+ * exec_conn_raw.c - a case's connection over the raw segment path (suite/rawtcp/, docs/raw-segments.md):
  * the harness is the TCP sender, through the TAP device the DUT configuration's raw_link names,
  * so `segment` steps can send the stream's octets in any order, twice, or late. Everything else
  * goes in order, in segments of the DUT's MSS, as the kernel would send it. Every frame sent and

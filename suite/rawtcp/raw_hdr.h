@@ -3,7 +3,7 @@
  *
  * These are not iWARP octets (the engine stays the only parser of MPA, DDP and RDMAP); they
  * are the envelope the raw path puts around the stream's octets. Every field is read and
- * written here, at the named offsets below, and nowhere else in rawtcp/.
+ * written here, at the named offsets below, and nowhere else in suite/rawtcp/.
  *
  * What is built: Ethernet II frames carrying IPv4 (20-octet header, DF set, TTL 64, no
  * options) with TCP (20 octets, plus the 4-octet MSS option on a SYN), both checksums

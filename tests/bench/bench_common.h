@@ -1,5 +1,5 @@
 /*
- * bench_common.h - timing for the benchmarks in bench/ (figures only, never pass/fail on time).
+ * bench_common.h - timing for the benchmarks in tests/bench/ (figures only, never pass/fail on time).
  *
  * A contender is a function that runs its work `iters` times and folds every result into a
  * value it returns; the harness sinks that value into a volatile so the compiler cannot drop

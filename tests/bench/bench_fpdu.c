@@ -5,8 +5,8 @@
  * The stream is what a DUT sends at MSS 1460 with markers (MPA-3.1.1-F1, MPA-5.3.2-01): a
  * large DDP Send cut into ULPDUs of MULPDU = 1442 octets (18-octet untagged header + 1424
  * payload), each FPDU with its markers every 512 stream octets (MPA-5.1-02) and its CRC
- * (MPA-5.2-11). The encoder is iw_mpa_tx_fpdu (engine/mpa_fpdu.h); the decoder is
- * iw_mpa_rx_push (engine/mpa_rx.h), fed in 1460-octet chunks as TCP would hand them over.
+ * (MPA-5.2-11). The encoder is iw_mpa_tx_fpdu (suite/engine/mpa_fpdu.h); the decoder is
+ * iw_mpa_rx_push (suite/engine/mpa_rx.h), fed in 1460-octet chunks as TCP would hand them over.
  *
  * All throughputs count the same unit, octets of the wire stream, so
  *   ratio = (encode+decode throughput) / (CRC-only throughput)

@@ -9,10 +9,10 @@
  * repository. So req_catalog.c is a table generated from requirements.md by
  * tools/gen-req-catalog.sh and committed; regenerate it when the catalog changes:
  *
- *   sh tools/gen-req-catalog.sh ../shared/spec/requirements.md > run/req_catalog.c
+ *   sh tools/gen-req-catalog.sh ../shared/spec/requirements.md > suite/run/req_catalog.c
  *
- * It lives in run/, the lowest stage that judges, so run/ and every stage after it (reports/,
- * netfuzz/) read the same table.
+ * It lives in suite/run/, the lowest stage that judges, so suite/run/ and every stage after it (reports/,
+ * fuzz/network/) read the same table.
  */
 #ifndef IW_REQ_CATALOG_H
 #define IW_REQ_CATALOG_H
