@@ -7,6 +7,8 @@
 #   make fuzz-bench        exec/s of each target (part of `make bench`)
 #   make fuzz-standalone   the same targets without libFuzzer ($(CC) + ASan/UBSan, standalone_main.c)
 #   make fuzz-afl          the same targets for AFL++ (afl-clang-fast, persistent mode)
+#   make test-cflite       the OSS-Fuzz/ClusterFuzzLite build contract (.clusterfuzzlite/build.sh
+#                          run as the infrastructure runs it, then every target it made, briefly)
 #
 # The engine and the harness sources the targets reach are compiled again with the fuzz flags
 # into the variant's directory, so coverage and sanitizers see all of them.
@@ -48,16 +50,32 @@ FZ_DIR     := build-fuzz/afl
 FZ_CFLAGS  := $(FUZZ_SAN)
 FZ_LDFLAGS := $(FUZZ_SAN)
 FZ_MAIN    := fuzz/standalone_main.c
+else ifeq ($(FUZZ_VARIANT),ossfuzz)
+# .clusterfuzzlite/build.sh: the infrastructure's compilers and flags from the environment (CC,
+# CFLAGS, CXX, CXXFLAGS, LIB_FUZZING_ENGINE, WORK). Its clang is newer than the ones the project is
+# checked with, so its warnings do not stop the build (no -Werror); CFLAGS carries the optimisation
+# and the sanitizers. The targets link with $(CXX), as LIB_FUZZING_ENGINE may be a C++ archive,
+# and Jansson and libpcap (with the libdbus it needs) statically: the runner image has neither;
+# libsystemd, which every Ubuntu base has, stays dynamic.
+FZ_CC      := $(CC)
+FZ_DIR     := $(WORK)/iwspec
+FZ_CFLAGS  := $(CFLAGS)
+FZ_LDFLAGS := $(LIB_FUZZING_ENGINE)
+FZ_MAIN    :=
+FZ_TUNE    :=
+FZ_LIBS    := -Wl,-Bstatic -ljansson -lpcap -ldbus-1 -Wl,-Bdynamic -l:libsystemd.so.0 -lpthread
 endif
 
 # The project's standard, include directories and defines, as the ordinary build has them.
-FZ_FLAGS   := -std=c11 $(filter -D%,$(CFLAGS_ALL)) $(INC_ALL) -Ifuzz $(WARN) -O1 -g -fno-omit-frame-pointer
+FZ_TUNE    ?= $(WARN) -O1 -g -fno-omit-frame-pointer
+FZ_LIBS    ?= $(LDLIBS_ALL)
+FZ_FLAGS   := -std=c11 $(filter -D%,$(CFLAGS_ALL)) $(INC_ALL) -Ifuzz $(FZ_TUNE)
 FZ_LIB_SRC := $(ENGINE_SRC) $(FUZZ_APP_SRC) $(FUZZ_SUPPORT_SRC) $(wildcard fuzz/fuzz_*.c)
 FZ_OBJ_DIR ?= $(FZ_DIR)/obj
 FZ_LIB_OBJ := $(FZ_LIB_SRC:%.c=$(FZ_OBJ_DIR)/%.o)
 FZ_BINS    := $(FUZZ_TARGETS:%=$(FZ_DIR)/fuzz_%)
 
-.PHONY: fuzz fuzz-build fuzz-bins fuzz-corpus fuzz-smoke fuzz-bench fuzz-standalone fuzz-afl test-fuzz
+.PHONY: fuzz fuzz-build fuzz-bins fuzz-targets test-cflite fuzz-corpus fuzz-smoke fuzz-bench fuzz-standalone fuzz-afl test-fuzz
 
 ifeq ($(FZ_OBJ_DIR),build-san)
 # make decides in the sub-make whether the objects are current; the archive is rebuilt each time.
@@ -79,15 +97,38 @@ $(FZ_DIR)/libiwfuzz.a: $(FZ_LIB_OBJ)
 -include $(FZ_LIB_OBJ:.o=.d)
 endif
 
-$(FZ_DIR)/fuzz_%: fuzz/entry.c $(FZ_MAIN) $(FZ_DIR)/libiwfuzz.a
-	$(FZ_CC) $(FZ_FLAGS) $(FZ_LDFLAGS) -DIW_FUZZ_TARGET=$* -o $@ fuzz/entry.c $(FZ_MAIN) $(FZ_DIR)/libiwfuzz.a \
-		$(LDLIBS_ALL)
+ifeq ($(FUZZ_VARIANT),ossfuzz)
+$(FZ_DIR)/entry_%.o: fuzz/entry.c
+	@mkdir -p $(dir $@)
+	$(FZ_CC) $(FZ_FLAGS) $(FZ_CFLAGS) -DIW_FUZZ_TARGET=$* -c $< -o $@
+
+$(FZ_DIR)/fuzz_%: $(FZ_DIR)/entry_%.o $(FZ_DIR)/libiwfuzz.a
+	$(CXX) $(CXXFLAGS) $(FZ_LDFLAGS) -o $@ $^ $(FZ_LIBS)
 
 # The generator runs as an ordinary program: instrumented objects link without libFuzzer.
 $(FZ_DIR)/gen_corpus: fuzz/gen_corpus.c $(FZ_DIR)/libiwfuzz.a
-	$(FZ_CC) $(FZ_FLAGS) $(FUZZ_SAN) -o $@ $^ $(LDLIBS_ALL)
+	$(FZ_CC) $(FZ_FLAGS) $(FZ_CFLAGS) -o $@ $^ $(FZ_LIBS)
+else
+$(FZ_DIR)/fuzz_%: fuzz/entry.c $(FZ_MAIN) $(FZ_DIR)/libiwfuzz.a
+	$(FZ_CC) $(FZ_FLAGS) $(FZ_LDFLAGS) -DIW_FUZZ_TARGET=$* -o $@ fuzz/entry.c $(FZ_MAIN) $(FZ_DIR)/libiwfuzz.a \
+		$(FZ_LIBS)
+
+# The generator runs as an ordinary program: instrumented objects link without libFuzzer.
+$(FZ_DIR)/gen_corpus: fuzz/gen_corpus.c $(FZ_DIR)/libiwfuzz.a
+	$(FZ_CC) $(FZ_FLAGS) $(FUZZ_SAN) -o $@ $^ $(FZ_LIBS)
+endif
 
 fuzz-bins: $(FZ_BINS) $(FZ_DIR)/gen_corpus
+
+# The target names, one line, for .clusterfuzzlite/build.sh.
+fuzz-targets:
+	@echo $(FUZZ_TARGETS)
+
+# The OSS-Fuzz/ClusterFuzzLite build contract: build.sh as the infrastructure runs it, then each
+# target it made for CFLITE_TIME seconds on its seed corpus with its options and dictionary.
+CFLITE_TIME ?= 1
+test-cflite:
+	@CFLITE_TIME=$(CFLITE_TIME) sh tools/cflite-check.sh
 
 fuzz-build:
 	@$(MAKE) -j$(NPROC) --no-print-directory FUZZ_VARIANT=libfuzzer fuzz-bins
