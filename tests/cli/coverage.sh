@@ -7,17 +7,10 @@
 # cited by a case header, judged on the wire, or listed with its reason in cases/untestable.md
 # (summary.coverage.uncovered is 0; the uncovered ones are named from report.html's coverage
 # table). $IWSPEC names the binary (default build/iwspec). Ends with "N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
+. "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 FLOOR=$here/../coverage-floor.txt
 LIST=$here/../coverage-judged.txt
-pass=0
-failn=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
 
 command -v jq >/dev/null || { echo "tests/cli/coverage.sh: jq is missing (apt-get install jq)" >&2; exit 2; }
 floor=$(tr -d ' \n' <"$FLOOR")
@@ -31,7 +24,7 @@ esac
 rc=$?
 [ "$rc" -eq 0 ] && ok || { bad "the suite against the built-in DUT exits $rc"; sed 's/^/    /' "$tmp/out" | tail -20 >&2; }
 J=$tmp/r/results.json
-[ -f "$J" ] || { echo "coverage: $pass passed, $((failn + 1)) failed (no results.json)"; exit 1; }
+[ -f "$J" ] || { failn=$((failn + 1)); finish coverage "(no results.json)"; exit; }
 
 judged=$(jq '.summary.coverage.judged' "$J")
 jq -r '[.cases[].judged[].requirement] | unique | .[]' "$J" >"$tmp/now.txt"
@@ -64,5 +57,4 @@ if [ -n "$new" ] || [ "$judged" -gt "$floor" ]; then
 	echo "coverage: $judged wire MUSTs judged, the floor is $floor; newly judged:" $new
 	echo "  $how"
 fi
-echo "coverage: $pass passed, $failn failed ($judged wire MUSTs judged on the wire, floor $floor; $uncovered uncovered)"
-[ $failn -eq 0 ]
+finish coverage "($judged wire MUSTs judged on the wire, floor $floor; $uncovered uncovered)"

@@ -7,19 +7,10 @@
 # under a generous bound: memory, not timing). The captures are written by tests/cli/gen_conns.c
 # (the project's pcap writer), built here. Run from vectors.sh; $IWSPEC names the binary, $CC
 # the compiler. Ends with "decode-capture: N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
+. "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RSS_MAX_KB=102400           # 100 MB for 100k short connections (measured: under 10 MB)
-pass=0
-failn=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
 say() { echo "decode-capture: $*"; }
-finish() { say "$pass passed, $failn failed"; [ $failn -eq 0 ]; exit $?; }
 # expect STATUS DESC CMD...: the output in $tmp/out; under /usr/bin/time when there is one.
 expect() {
 	want=$1; shift; desc=$1; shift
@@ -80,7 +71,8 @@ if ! "$CC" -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -I"$ROOT/cap
 	else
 		say "SKIP many-connection captures: cannot build tests/cli/gen_conns.c with $CC and libpcap ($(head -c 200 "$tmp/cc.log" | tr '\n' ' '))"
 	fi
-	finish
+	finish decode-capture
+	exit
 fi
 gen() { "$tmp/gen" "$@" || bad "gen_conns $*"; }
 
@@ -152,4 +144,4 @@ expect 0 "--max-buffer 4K" "$IWSPEC" decode --max-buffer 4K "$tmp/open.pcap"
 contains "when the octets held for open connections reached 4096 (--max-buffer)" "evicted for the octets held"
 contains "20000 MPA connections: 20000 conform" "every connection still judged"
 
-finish
+finish decode-capture

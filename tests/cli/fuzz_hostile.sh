@@ -5,20 +5,10 @@
 # timeout; the bounds here add wide slack for a loaded machine, they only catch a hang).
 # A slow DUT is slow, not dead; a DUT that stops answering is dead. Ends with
 # "fuzz_hostile: N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-case "$IWSPEC" in /*) ;; *) IWSPEC="$(pwd)/$IWSPEC" ;; esac
-pass=0
-failn=0
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 spid=
-cleanup() {
-	if [ -n "$spid" ]; then kill -CONT "$spid" 2>/dev/null; kill "$spid" 2>/dev/null; fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+on_exit 'if [ -n "$spid" ]; then kill -CONT "$spid" 2>/dev/null; kill "$spid" 2>/dev/null; fi'
 
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
 show() { sed 's/^/    /' "$tmp/out" | head -20 >&2; }
 
 # run LIMIT command...: runs it (killed after LIMIT s, a hang guard far above every bound
@@ -135,5 +125,4 @@ status 130 "SIGINT"
 has "^fuzz: [0-9]* runs" "SIGINT summary"
 has "interrupted by SIGINT" "SIGINT note"
 
-echo "fuzz_hostile: $pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+finish fuzz_hostile

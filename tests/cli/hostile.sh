@@ -4,11 +4,7 @@
 # stream, a connection never closed. Every run must end on its own within the cases' timeouts
 # (no hang, no crash), with valid reports and a verdict for every case. Ends with
 # "hostile: N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-pass=0
-failn=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$tmp/cases"
 cp cases/mpa/6.1-startup-responder/happy-path.iwt cases/mpa/6.1-startup-responder/key-octet-00.iwt \
 	"$tmp/cases/"
@@ -24,17 +20,16 @@ wait
 for m in $modes; do
 	rc=$(cat "$tmp/$m.rc")
 	# 0/1: verdicts reached; 124 would be our timeout (a hang), >= 128 a crash.
-	if [ "$rc" -le 1 ]; then pass=$((pass + 1)); else failn=$((failn + 1)); echo "FAIL: hostile $m: exit $rc" >&2; sed 's/^/    /' "$tmp/$m.out" | tail -15 >&2; fi
+	if [ "$rc" -le 1 ]; then ok; else bad "hostile $m: exit $rc"; sed 's/^/    /' "$tmp/$m.out" | tail -15 >&2; fi
 	if grep -q '"id": "mpa.startup.resp.happy-path"' "$tmp/$m/results.json" 2>/dev/null &&
 	   grep -q '"id": "mpa.startup.resp.key-octet-00"' "$tmp/$m/results.json"; then
-		pass=$((pass + 1))
+		ok
 	else
-		failn=$((failn + 1)); echo "FAIL: hostile $m: results.json lacks a verdict for every case" >&2
+		bad "hostile $m: results.json lacks a verdict for every case"
 	fi
 	# Every hostile mode breaks a rule one of the two cases checks: some case must not pass (FAIL, or
 	# WARN where the broken rule is a SHOULD).
-	if grep -qE '^  (FAIL|WARN)  mpa\.startup\.resp\.' "$tmp/$m.out"; then pass=$((pass + 1)); else
-		failn=$((failn + 1)); echo "FAIL: hostile $m: every case passed" >&2; sed 's/^/    /' "$tmp/$m.out" | tail -15 >&2; fi
+	if grep -qE '^  (FAIL|WARN)  mpa\.startup\.resp\.' "$tmp/$m.out"; then ok; else
+		bad "hostile $m: every case passed"; sed 's/^/    /' "$tmp/$m.out" | tail -15 >&2; fi
 done
-echo "hostile: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish hostile

@@ -14,15 +14,8 @@
 #   - bad arguments are refused before anything runs, with exit 2.
 # Times are bounds against a hang, far from what a sound harness takes. $IWSPEC names the
 # binary. Ends with "hostile_run: N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-DIR=$(cd "$(dirname "$0")/../.." && pwd)
-CASES="$DIR/cases"
-pass=0
-failn=0
-tmp=$(mktemp -d)
-[ -n "$KEEP" ] && echo "kept $tmp" >&2 || trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
+CASES="$ROOT/cases"
 show() { sed 's/^/    /' "$1" | tail -${2:-20} >&2; }
 now() { date +%s; }
 
@@ -147,5 +140,4 @@ grep -q '"seed": "18446744073709551615"' "$tmp/u3/results.json" && ok || bad "--
 "$IWSPEC" run --no-progress --cases 'no.such.*' --report "$tmp/u4" >"$tmp/u.out" 2>&1
 [ $? -eq 3 ] && grep -q 'no case matches' "$tmp/u.out" && ok || { bad "a glob matching nothing: want exit 3"; show "$tmp/u.out" 5; }
 
-echo "hostile_run: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish hostile_run

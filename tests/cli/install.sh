@@ -2,18 +2,12 @@
 # `make install` gives a binary that works away from the checkout: it finds its case catalog
 # (../share/iwspec/cases) and the vector set (whose hash every report carries).
 # Ends with "N passed, N failed".
-DIR=$(cd "$(dirname "$0")/../.." && pwd)
-pass=0
-failn=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 
 # -o: install the binary as built. The other CLI scripts run beside this one (make test-cli), and
 # a relink here (after an edit made the tree's git stamp change) would pull the binary from under
 # them.
-make -C "$DIR" --no-print-directory -o build/iwspec install PREFIX="$tmp/usr" >"$tmp/install.log" 2>&1 && ok ||
+make -C "$ROOT" --no-print-directory -o build/iwspec install PREFIX="$tmp/usr" >"$tmp/install.log" 2>&1 && ok ||
 	{ bad "make install failed"; cat "$tmp/install.log" >&2; }
 cd /
 "$tmp/usr/bin/iwspec" list >"$tmp/list" 2>&1 && ok || bad "the installed iwspec cannot list its cases: $(head -1 "$tmp/list")"
@@ -22,5 +16,4 @@ grep -q '^mpa.startup.resp.happy-path ' "$tmp/list" && ok || bad "the installed 
 	bad "the installed iwspec could not run a case: $(tail -3 "$tmp/run")"
 grep -q '"sha256": "[0-9a-f]\{64\}"' "$tmp/r/results.json" && ok || bad "the installed iwspec found no vector set"
 
-echo "install: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish install

@@ -5,15 +5,8 @@
 # case must cite the requirement the mutant breaks. Then the interop mapping: real stacks' codes
 # fail the strict cases, and pass, reported as mappings, once the DUT configuration maps them.
 # $IWSPEC names the binary. Ends with "N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-DIR=$(cd "$(dirname "$0")/../.." && pwd)
-CASES="$DIR/cases"
-pass=0
-failn=0
-tmp=$(mktemp -d)
-[ -n "$KEEP" ] && echo "kept $tmp" >&2 || trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
+CASES="$ROOT/cases"
 
 # The cases that expect a Terminate code: an `expect terminate layer= ... ecode=` line, or a
 # one-of whose alternatives all begin with a Terminate with a code (no close without one). A case
@@ -40,7 +33,7 @@ run none "mutant = no-terminate"
 run deliver "mutant = deliver-after-error"
 run bounds "mutant = ignore-bounds"
 run interop "mutant = interop-codes"
-run mapped "$(grep -v '^#' "$DIR/tests/conformance/interop-mapped.conf")"
+run mapped "$(grep -v '^#' "$ROOT/tests/conformance/interop-mapped.conf")"
 wait
 
 # failed_with OUT CASE REQ: the case failed and its summary line cites REQ
@@ -157,5 +150,4 @@ json_has() { grep -q "$2" "$1" && ok || bad "$1 lacks $2"; }
 json_has "$tmp/m-cites/out/mutants.json" '"result": "detected"'
 json_has "$tmp/m-none/out/mutants.json" '"result": "SURVIVED"'
 
-echo "mutants: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish mutants

@@ -3,15 +3,7 @@
 # built-in DUT, the same seed gives the same findings, injected faults (a process crash, a
 # hang, a wrong startup frame) are found and minimised, and the written cases replay as FAIL
 # against the faulty DUT and PASS against the clean one. Ends with "N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-case "$IWSPEC" in /*) ;; *) IWSPEC="$(pwd)/$IWSPEC" ;; esac
-pass=0
-failn=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 
 # expect STATUS DESCRIPTION -- command...   (stdout+stderr in $tmp/out)
 expect() {
@@ -83,5 +75,4 @@ expect 0 "hang replay on the clean DUT" "$IWSPEC" run --cases "$tmp/hang/finding
 expect 0 "bench" "$IWSPEC" fuzz --bench --time 1s
 contains "ratio fuzz / bare" "bench ratio"
 
-echo "netfuzz: $pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+finish netfuzz

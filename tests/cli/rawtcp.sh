@@ -28,36 +28,27 @@
 # this process's id, so runs side by side do not collide) goes away on exit.
 #
 #   IWSPEC=build/iwspec PROBE=build/rawtcp_probe sh tests/cli/rawtcp.sh
-IWSPEC=${IWSPEC:-build/iwspec}
+. "$(dirname "$0")/lib.sh"
 PROBE=${PROBE:-$(dirname "$IWSPEC")/rawtcp_probe}
 NS=iwspec-raw-$$
 DEV=iwraw0
 PORT=4791
-pass=0
-failn=0
-
-ok() {
-	pass=$((pass + 1))
-	echo "rawtcp: ok: $*"
-}
-bad() {
-	failn=$((failn + 1))
-	echo "rawtcp: FAIL: $*" >&2
-}
+ok_tag="rawtcp: "
+fail_tag="rawtcp: "
 skip() {
 	if [ "${CI:-}" = true ]; then
-		echo "rawtcp: FAIL: $* (CI must run the raw segment path)" >&2
-		echo "rawtcp: $pass passed, $((failn + 1)) failed"
-		exit 1
+		bad "$* (CI must run the raw segment path)"
+		finish rawtcp
+		exit
 	fi
 	echo "rawtcp: SKIP: $*"
-	echo "rawtcp: $pass passed, $failn failed"
-	[ $failn -eq 0 ]
+	finish rawtcp
 	exit
 }
 
 # Without a raw link the cases that need one cannot judge: every one SKIPs, with the reason.
-nolink=$(mktemp -d)
+nolink=$tmp/nolink
+mkdir "$nolink"
 "$IWSPEC" run --cases 'tcp.*' --no-progress --report "$nolink" >"$nolink/out" 2>&1
 ncases=$(jq '.cases | length' "$nolink/results.json" 2>/dev/null || echo 0)
 nskip=$(jq '[.cases[] | select(.verdict == "SKIP" and (.reason | test("raw segment path")))] | length' \
@@ -74,23 +65,17 @@ rm -rf "$nolink"
 command -v ip >/dev/null 2>&1 || skip "iproute2 (ip) is not installed"
 for b in "$IWSPEC" "$PROBE"; do
 	if [ ! -x "$b" ]; then
-		echo "rawtcp: FAIL: $b is not built (make all)" >&2
-		echo "rawtcp: 0 passed, 1 failed"
-		exit 1
+		bad "$b is not built (make all)"
+		finish rawtcp
+		exit
 	fi
 done
 
-tmp=$(mktemp -d)
 dut=
 duts=
-cleanup() {
-	[ -n "$dut" ] && kill "$dut" 2>/dev/null && wait "$dut" 2>/dev/null
-	for p in $duts; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+on_exit '[ -n "$dut" ] && kill "$dut" 2>/dev/null && wait "$dut" 2>/dev/null'
+on_exit 'for p in $duts; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done'
+on_exit 'ip netns del "$NS" 2>/dev/null'
 
 if ! ip netns add "$NS" 2>"$tmp/err"; then
 	skip "cannot create a network namespace: $(cat "$tmp/err")"
@@ -101,8 +86,8 @@ ip netns exec "$NS" sh -c 'echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/
 if ! { ip -n "$NS" link set lo up && ip -n "$NS" tuntap add dev "$DEV" mode tap &&
 	ip -n "$NS" addr add 10.214.0.1/24 dev "$DEV" && ip -n "$NS" link set "$DEV" up; } 2>"$tmp/err"; then
 	bad "setting up $DEV in $NS: $(cat "$tmp/err")"
-	echo "rawtcp: $pass passed, $failn failed"
-	exit 1
+	finish rawtcp
+	exit
 fi
 
 ip netns exec "$NS" "$IWSPEC" serve --host 10.214.0.1 --port $PORT --quiet >"$tmp/dut.log" 2>&1 &
@@ -112,8 +97,8 @@ until grep -q listening "$tmp/dut.log" 2>/dev/null; do
 	i=$((i + 1))
 	if [ $i -gt 100 ] || ! kill -0 "$dut" 2>/dev/null; then
 		bad "the built-in DUT did not start in $NS: $(cat "$tmp/dut.log")"
-		echo "rawtcp: $pass passed, $failn failed"
-		exit 1
+		finish rawtcp
+		exit
 	fi
 	sleep 0.1
 done
@@ -306,5 +291,4 @@ if command -v tshark >/dev/null 2>&1; then
 	done
 	[ $npcap -ge 12 ] || bad "$npcap tcp.* pcaps written, 12 expected"
 fi
-echo "rawtcp: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish rawtcp

@@ -4,15 +4,10 @@
 # checked is that its message and exit status cross the relay intact, that bad requests are
 # refused, and that errors name the problem. The RDMA paths run against siw in `make interop`.
 # $REFLECTOR names the binary (default build/iwspec-reflector).
+. "$(dirname "$0")/lib.sh"
 REFLECTOR=${REFLECTOR:-build/iwspec-reflector}
-pass=0
-failn=0
-tmp=$(mktemp -d)
 agent=
-trap '[ -n "$agent" ] && kill $agent 2>/dev/null; rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+on_exit '[ -n "$agent" ] && kill $agent 2>/dev/null'
 expect() {
 	want=$1; shift; desc=$1; shift
 	"$@" >"$tmp/out" 2>&1
@@ -61,7 +56,7 @@ for try in 1 2 3 4 5 6; do
 	wait $agent 2>/dev/null
 	agent=
 done
-[ -n "$agent" ] || { bad "the agent did not start: $(cat "$tmp/agent.log")"; echo "reflector: $pass passed, $failn failed"; exit 1; }
+[ -n "$agent" ] || { bad "the agent did not start: $(cat "$tmp/agent.log")"; finish reflector; exit; }
 "$REFLECTOR" --connect 127.0.0.1:9 >"$tmp/direct" 2>&1
 direct=$?
 expect $direct "via relays the run's exit status" "$REFLECTOR" --via 127.0.0.1:$port --connect 127.0.0.1:9
@@ -83,5 +78,4 @@ agent=
 [ $got -eq 0 ] && ok || bad "agent exits 0 on SIGTERM (got $got)"
 grep -q "stopping (signal)" "$tmp/agent.log" && ok || bad "agent says why it stops"
 
-echo "reflector: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish reflector

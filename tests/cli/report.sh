@@ -8,14 +8,7 @@
 # is missing (tools/install-deps.sh installs both). $IWSPEC names the binary (default
 # build/iwspec); REPORT_QUICK=1 leaves out the browser and tshark checks (a quick run by hand).
 # Ends with "N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-pass=0
-failn=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 skip() { echo "report: SKIP: $*"; }
 has() { if grep -q -- "$2" "$1"; then ok; else bad "$3: $1 lacks '$2'"; fi; }
 hasnt() { if grep -q -- "$2" "$1"; then bad "$3: $1 has '$2'"; else ok; fi; }
@@ -251,5 +244,4 @@ json_ok "$D/results.json" '.cases[0].verdict == "PASS" and .cases[2].verdict == 
 json_ok "$D/results.json" '.cases[1].verdict == "ERROR" and (.cases[1].reason | test("interrupted"))' \
 	"parallel run: the cut case has no verdict"
 
-echo "report: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish report

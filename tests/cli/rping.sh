@@ -6,14 +6,7 @@
 # numbers its messages from 0, so the PASSes are not vacuous; a reflector case SKIPs, saying
 # why, and the rping cases SKIP against a reflector DUT. $IWSPEC names the binary.
 # Ends with "N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-pass=0
-failn=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 
 ncases=$(ls "$(dirname "$0")"/../../cases/rping/*.iwt | wc -l)
 [ "$ncases" -ge 13 ] && ok || bad "cases/rping holds $ncases cases, expected 13 or more"
@@ -79,5 +72,4 @@ printf 'ulp = rpong\n' >"$tmp/bad.conf"
 [ $? -eq 2 ] && ok || bad "ulp = rpong: not exit 2"
 grep -q "bad value 'rpong' for ulp: use reflector" "$tmp/log" && ok || bad "ulp = rpong: message lacks the fix"
 
-echo "rping: $pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+finish rping

@@ -1,14 +1,7 @@
 #!/bin/sh
 # CLI tests: run the iwspec binary as a user would and check exit codes and output.
 # $IWSPEC names the binary (default build/iwspec). Ends with "N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-pass=0
-failn=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 
 # expect STATUS DESCRIPTION -- command...   (stdout+stderr in $tmp/out)
 expect() {
@@ -177,5 +170,4 @@ grep -v private_data_limit "$tmp/pdl.conf" >"$tmp/pdl2.conf"
 expect 1 "the same failure without a declared limit" "$IWSPEC" run --dut-config "$tmp/pdl2.conf" \
 	--cases mpa.startup.resp.pd-limit-rfc6581 --no-progress --report "$tmp/pdl2"
 
-echo "cli: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish cli

@@ -11,30 +11,28 @@
 # infos for the MPA frames are compared the same way (`tshark -z expert`).
 #
 # Skips, saying why, when tshark is not installed. $IWSPEC names the binary, $VECTORS the set.
-IWSPEC=${IWSPEC:-build/iwspec}
+. "$(dirname "$0")/lib.sh"
 VECTORS=${VECTORS:-vectors}
-pass=0
-failn=0
 
 if ! command -v tshark >/dev/null 2>&1; then
 	if [ "${CI:-}" = true ]; then
 		# CI installs tshark (tools/install-deps.sh): its absence there is a broken setup.
-		echo "tshark-check: FAIL: tshark is not installed in CI; tools/install-deps.sh should have installed it" >&2
-		echo "tshark-check: 0 passed, 1 failed"
-		exit 1
+		fail_tag="tshark-check: "
+		bad "tshark is not installed in CI; tools/install-deps.sh should have installed it"
+		finish tshark-check
+		exit
 	fi
 	echo "tshark-check: SKIP: tshark is not installed (tools/install-deps.sh installs it); Wireshark cross-check not run"
-	echo "tshark-check: 0 passed, 0 failed"
-	exit 0
+	finish tshark-check
+	exit
 fi
 set -- "$VECTORS"/pcap/*.pcap
 if [ ! -f "$1" ]; then
-	echo "tshark-check: FAIL: no capture in $VECTORS/pcap (run 'make vectors')" >&2
-	echo "tshark-check: 0 passed, 1 failed"
-	exit 1
+	fail_tag="tshark-check: "
+	bad "no capture in $VECTORS/pcap (run 'make vectors')"
+	finish tshark-check
+	exit
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # rfc-and-interop.md §2.3: heuristics first (the MPA dissector is heuristic-only), and the
 # ULP heuristics that would claim small Sends switched off.
@@ -160,5 +158,4 @@ for p in "$@"; do
 	sed -n 's/^# exception \([^:]*\): \(.*\)$/     KNOWN DIVERGENCE \1: \2/p' "$tmp/engine"
 done
 
-echo "tshark-check: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish tshark-check

@@ -4,20 +4,11 @@
 # `iwspec decode` on captures, one of them taken live between `iwspec run` and `iwspec serve`,
 # and (tests/cli/decode_capture.sh) on captures of many thousand connections.
 # $IWSPEC names the binary, $VECTORS the committed set. Ends with "N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
+. "$(dirname "$0")/lib.sh"
 VECTORS=${VECTORS:-vectors}
-pass=0
-failn=0
-tmp=$(mktemp -d)
 bgpids=""
-cleanup() {
-	for p in $bgpids; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+on_exit 'for p in $bgpids; do kill "$p" 2>/dev/null; done'
 
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
 expect() {
 	want=$1; shift; desc=$1; shift
 	"$@" >"$tmp/out" 2>&1
@@ -220,5 +211,4 @@ else
 	bgpids=""
 fi
 
-echo "vectors: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish vectors

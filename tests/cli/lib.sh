@@ -1,0 +1,72 @@
+# tests/cli/lib.sh - what every CLI script shares. A script sources it first:
+#
+#     . "$(dirname "$0")/lib.sh"
+#
+# and then has:
+#
+#   ROOT          the checkout's top directory, absolute.
+#   IWSPEC        the binary under test: $IWSPEC, default build/iwspec; a relative path is made
+#                 absolute (against the directory the script started in), so the script may cd
+#                 and may write it into exec: DUT configurations. A bare name stays a PATH lookup.
+#   pass failn    the counters, both 0.
+#   ok [MSG]      counts a passed check. Silent, unless ok_tag is set: then it also prints
+#                 "${ok_tag}ok: MSG" (rawtcp.sh says what passed).
+#   bad MSG...    counts a failed check and prints "${fail_tag}FAIL: MSG" on stderr (fail_tag is
+#                 empty unless the script sets it, as check_octets.sh and rawtcp.sh do, "NAME: ").
+#                 A script may also count by hand (failn=$((failn + 1))) where its message has
+#                 another shape.
+#   tmp           a fresh temporary directory, removed on exit. With KEEP set in the environment
+#                 it is kept, and "kept DIR" is said on stderr at the start.
+#   on_exit CMD   adds CMD (a string, evaluated at exit, so it sees the variables' values then) to
+#                 what runs on exit, in the order added, before tmp goes: a script that starts a
+#                 background DUT kills it this way, e.g.
+#                     spid=
+#                     on_exit '[ -n "$spid" ] && kill "$spid" 2>/dev/null'
+#                 The commands run whatever the exit: the end of the script, an exit on the way, or
+#                 SIGHUP, SIGINT or SIGTERM (the script then exits 128 + the signal number).
+#   finish NAME [NOTE]
+#                 prints the closing line "NAME: N passed, M failed" (then NOTE, if given) and
+#                 returns 0 when nothing failed, 1 otherwise. The script's last command, so its
+#                 status is the script's; on an early way out, `finish NAME; exit`.
+#
+# The exit status of the script is kept through the cleanup.
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+IWSPEC=${IWSPEC:-build/iwspec}
+case $IWSPEC in
+/*) ;;
+*/*) IWSPEC="$(pwd)/$IWSPEC" ;;
+esac
+
+pass=0
+failn=0
+ok_tag=
+fail_tag=
+ok() {
+	pass=$((pass + 1))
+	[ -z "$ok_tag" ] || echo "${ok_tag}ok: $*"
+}
+bad() {
+	failn=$((failn + 1))
+	echo "${fail_tag}FAIL: $*" >&2
+}
+finish() {
+	echo "$1: $pass passed, $failn failed${2:+ $2}"
+	[ "$failn" -eq 0 ]
+}
+
+lib_on_exit=
+on_exit() {
+	lib_on_exit="$lib_on_exit$1
+"
+}
+lib_exit() {
+	eval "$lib_on_exit"
+	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
+}
+tmp=$(mktemp -d) || { echo "$0: mktemp -d failed" >&2; exit 2; }
+[ -z "${KEEP:-}" ] || echo "kept $tmp" >&2
+trap 'lib_rc=$?; lib_exit; exit $lib_rc' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
