@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "findings.h"
 #include "report_text.h"
 
 #define FIELD(s) (s), strnlen((s), sizeof(s))
@@ -154,6 +155,41 @@ static void summary_case(FILE *f, const iw_case_result *r)
 		fprintf(f, "        (wire log cut: %zu events not kept)\n", r->wire_dropped);
 }
 
+/* The FAILs and WARNs grouped by what broke (findings.h): a line per group with its count,
+ * requirement and signature, then its first cases. */
+static void summary_findings(FILE *f, const iw_run *run)
+{
+	iw_findings fs;
+	iw_err e = { "" };
+	if (iw_findings_group(run, &fs, &e) != 0 || !fs.n) {
+		iw_findings_free(&fs);
+		return;
+	}
+	size_t ncases = 0;
+	for (size_t i = 0; i < fs.n; i++)
+		ncases += fs.g[i].ncases;
+	fprintf(f, "\n  findings: %zu case%s FAIL or WARN in %zu group%s (the same DUT behaviour)\n",
+		ncases, ncases == 1 ? "" : "s", fs.n, fs.n == 1 ? "" : "s");
+	for (size_t i = 0; i < fs.n; i++) {
+		const iw_finding *g = &fs.g[i];
+		fprintf(f, "  %4zu %-4s ", g->ncases, iw_verdict_name(g->verdict));
+		put_safe(f, g->signature, strlen(g->signature));
+		fputs("\n        [", f);
+		for (size_t k = 0; k < g->nreqs; k++)
+			fprintf(f, "%s%s", k ? ", " : "", g->reqs[k]);
+		fputs(g->reqs_cut ? ", ...] " : "] ", f);
+		for (size_t k = 0; k < g->ncases && k < 3; k++) {
+			if (k)
+				fputs(", ", f);
+			put_safe(f, FIELD(run->cases[g->cases[k]].id));
+		}
+		if (g->ncases > 3)
+			fprintf(f, " (+%zu more)", g->ncases - 3);
+		fputc('\n', f);
+	}
+	iw_findings_free(&fs);
+}
+
 void iw_console_summary(FILE *f, const iw_run *run, const char *report_dir)
 {
 	if (!f || !run)
@@ -203,6 +239,7 @@ void iw_console_summary(FILE *f, const iw_run *run, const char *report_dir)
 	for (int v = 0; v < IW_VERDICT_COUNT; v++)
 		fprintf(f, "  %-7s %6zu\n", iw_verdict_name((enum iw_verdict)v), n[v]);
 	fprintf(f, "  %-7s %6zu\n", "total", run->ncases);
+	summary_findings(f, run);
 
 	/* Most serious first: what broke a MUST, what broke the harness, then the SHOULDs. */
 	static const enum iw_verdict order[] = { IW_FAIL, IW_ERROR, IW_WARN };

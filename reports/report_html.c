@@ -147,12 +147,13 @@ int iw_report_html(const iw_run *run, const iw_html_opts *o, const char *path, i
 		html_esc_s(&h, why);
 		html_out(&h, ". The results below are partial: the cases after that did not run.</div>\n");
 	}
-	html_out(&h, "<nav><a href=\"#summary\">Summary</a>");
+	html_out(&h, "<nav><a href=\"#summary\">Summary</a><a href=\"#findings\">Findings</a>");
 	if (o && o->baseline)
 		html_out(&h, "<a href=\"#baseline\">Baseline</a>");
 	html_out(&h, "<a href=\"#provenance\">Provenance</a><a href=\"#coverage\">Coverage</a><a href=\"#cases\">Cases</a>"
 		"</nav>\n");
 	html_section_summary(&h);
+	html_section_findings(&h);
 	html_section_baseline(&h);
 	html_section_provenance(&h);
 	html_section_coverage(&h);

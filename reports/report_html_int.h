@@ -5,6 +5,7 @@
  *
  *   report_html.c             the document, its style, and the helpers below
  *   report_html_summary.c     #summary (by spec, by requirement family) and #baseline
+ *   report_html_findings.c    #findings: the FAILs and WARNs grouped by what the DUT did
  *   report_html_provenance.c  #provenance
  *   report_html_coverage.c    #coverage: requirements.md's wire MUSTs and the cases citing them
  *   report_html_case.c        #cases: one <details> per case
@@ -85,6 +86,7 @@ void iw_coverage_count(const iw_run *run, const iw_untestable *u, iw_coverage *o
 /* The sections, each a <section> with its fixed id; #baseline only when --expect compared. */
 void html_section_summary(hctx *h);
 void html_section_baseline(hctx *h);
+void html_section_findings(hctx *h);
 void html_section_provenance(hctx *h);
 void html_section_coverage(hctx *h);
 void html_section_cases(hctx *h);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "findings.h"
 #include "report_html_int.h"
 #include "report_text.h"
 #include "req_catalog.h"
@@ -313,6 +314,56 @@ static json_t *summary_json(jctx *c, const iw_run *run)
 	return o;
 }
 
+/* The FAILs and WARNs grouped by what broke (findings.h), most serious and largest first. */
+static json_t *findings_json(jctx *c, const iw_run *run)
+{
+	iw_findings fs;
+	iw_err fe = { "" };
+	json_t *a = jchk(c, json_array());
+	if (!a || iw_findings_group(run, &fs, &fe) != 0) {
+		c->oom = true;
+		return a;
+	}
+	for (size_t i = 0; i < fs.n; i++) {
+		const iw_finding *f = &fs.g[i];
+		json_t *o = jchk(c, json_object()), *ids = jchk(c, json_array()), *reqs = jchk(c, json_array());
+		if (!o || !ids || !reqs) {
+			json_decref(o);
+			json_decref(ids);
+			json_decref(reqs);
+			break;
+		}
+		put(c, o, "verdict", jchk(c, json_string(iw_verdict_name(f->verdict))));
+		for (size_t k = 0; k < f->nreqs; k++) {
+			const iw_req_info *ri = iw_req_find(f->reqs[k]);
+			json_t *rq = jchk(c, json_object());
+			if (!rq)
+				break;
+			put(c, rq, "id", jtext(c, f->reqs[k], strlen(f->reqs[k])));
+			put(c, rq, "level", ri ? jchk(c, json_string(ri->kw)) : json_null());
+			push(c, reqs, rq);
+		}
+		put(c, o, "requirements", reqs);
+		put(c, o, "requirements_cut", json_boolean(f->reqs_cut));
+		put(c, o, "signature", jtext(c, f->signature, strlen(f->signature)));
+		put(c, o, "count", jchk(c, json_integer((json_int_t)f->ncases)));
+		for (size_t k = 0; k < f->ncases; k++)
+			push(c, ids, jtext(c, FIELD(run->cases[f->cases[k]].id)));
+		put(c, o, "cases", ids);
+		char slug[160], pcap[200];
+		if (f->pcap_case) {
+			snprintf(pcap, sizeof pcap, IW_REPORT_PCAP_DIR "/%s.pcap",
+				 iw_report_case_slug(run, &run->cases[f->pcap_case - 1], slug, sizeof slug));
+			put(c, o, "pcap", jtext(c, pcap, strlen(pcap)));
+		} else {
+			put(c, o, "pcap", json_null());
+		}
+		push(c, a, o);
+	}
+	iw_findings_free(&fs);
+	return a;
+}
+
 int iw_report_json(const iw_run *run, const char *path, iw_err *e)
 {
 	if (!run)
@@ -327,6 +378,8 @@ int iw_report_json(const iw_run *run, const char *path, iw_err *e)
 	dump(&c, af, run_json(&c, run), false);
 	iw_atomic_puts(af, ",\n  \"summary\": ");
 	dump(&c, af, summary_json(&c, run), false);
+	iw_atomic_puts(af, ",\n  \"findings\": ");
+	dump(&c, af, findings_json(&c, run), false);
 	iw_atomic_puts(af, ",\n  \"cases\": [");
 	for (size_t i = 0; i < run->ncases && !c.oom && iw_atomic_ok(af); i++) {
 		const iw_case_result *r = &run->cases[i];
