@@ -36,6 +36,10 @@ typedef struct fake_peer {
 	} arr[128];                 /* data segments as they arrived */
 	size_t narr;
 	long lose_off;              /* the first segment starting here is lost (-1: none) */
+	long stall_off;             /* after ACKing the first segment starting here, the link's send
+	                             * sleeps stall_ms (-1: none): the harness descheduled by a
+	                             * loaded machine with the ACK already waiting for it */
+	int stall_ms;
 	bool fin_rcvd, rst_rcvd;
 	uint8_t q[QMAX][IW_RAW_FRAME_MAX];
 	size_t qlen[QMAX], qh, qt;
@@ -117,6 +121,11 @@ static void peer_on_tcp(fake_peer *p, const iw_raw_seg *s)
 	}
 	if (s->len || (s->flags & IW_RAW_FIN))
 		peer_ack(p);
+	if (s->len && (long)off == p->stall_off) {
+		p->stall_off = -1;
+		struct timespec ts = { p->stall_ms / 1000, (long)(p->stall_ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 }
 
 static int peer_send(void *ctx, const uint8_t *frame, size_t len, iw_err *e)
@@ -180,6 +189,7 @@ static iw_raw_conn *connect_fake(uint16_t mss)
 	peer.iss = 0xfffffff0u;   /* the peer's sequence numbers wrap during the test */
 	peer.mss = mss;
 	peer.lose_off = -1;
+	peer.stall_off = -1;
 	iw_raw_link l = { peer_send, peer_recv, peer_close, &peer };
 	iw_raw_opts o;
 	iw_raw_opts_default(&o);
@@ -224,6 +234,7 @@ TEST(rawtcp_conn_refused)
 	memcpy(peer.ip, (uint8_t[4]){ 10, 214, 0, 1 }, 4);
 	peer.refuse = true;
 	peer.lose_off = -1;
+	peer.stall_off = -1;
 	iw_raw_link l = { peer_send, peer_recv, peer_close, &peer };
 	iw_raw_opts o;
 	iw_raw_opts_default(&o);
@@ -339,6 +350,43 @@ TEST(rawtcp_plan_drop_fast_retransmit)
 	CHECK_EQ(st.drops_resent, 2);
 	CHECK(st.dupacks >= 3);
 	iw_raw_free(c);
+}
+
+/* The race the loaded make test hit in rawtcp_plan_drop_fast_retransmit: the harness sent a
+ * DROP's retransmission, the peer's ACK of it was already waiting, and the harness was not
+ * scheduled again until after the retransmission timer (armed by the plan's earlier segments)
+ * was due. The timer then resent the octets the waiting ACK covers: a seventh segment, a
+ * duplicate the plan never asked for. The stall makes that order certain: a sleep of five
+ * RTOs is at least five RTOs, however loaded the machine. The waiting ACK must count first:
+ * stalled after either drop, the peer sees the plan's six segments and no more. */
+TEST(rawtcp_timer_waits_for_acks_already_come)
+{
+	const long stall_at[] = { 10, 20 };   /* the first drop (then the pump in finish_drops), the
+	                                       * second (then the pump in wait_acked) */
+	for (size_t k = 0; k < sizeof stall_at / sizeof stall_at[0]; k++) {
+		iw_raw_conn *c = connect_fake(1460);
+		if (!c)
+			return;
+		peer.stall_off = stall_at[k];
+		peer.stall_ms = 100;   /* the RTO is 20 ms */
+		uint8_t d[60];
+		fill(d, sizeof d);
+		iw_raw_step s[] = { { IW_RAW_SEND, 0, 10, 0 },  { IW_RAW_DROP, 10, 10, 3 }, { IW_RAW_DROP, 20, 10, 3 },
+				    { IW_RAW_SEND, 30, 10, 0 }, { IW_RAW_SEND, 40, 10, 0 }, { IW_RAW_SEND, 50, 10, 0 } };
+		iw_err e = { "" };
+		CHECK_EQ(iw_raw_send_plan(c, d, 60, s, 6, 2000, &e), IW_OK);
+		CHECK_EQ(iw_raw_wait_acked(c, 2000, &e), IW_OK);
+		CHECK_EQ(peer.stall_off, -1);   /* the stall happened */
+		CHECK_EQ(peer.narr, 6);
+		CHECK_EQ(peer.arr[4].off, 10);
+		CHECK_EQ(peer.arr[5].off, 20);
+		CHECK_MEM(peer.stream, d, 60);
+		iw_raw_stats st;
+		iw_raw_stats_get(c, &st);
+		CHECK_EQ(st.retransmits, 0);
+		CHECK_EQ(st.drops_resent, 2);
+		iw_raw_free(c);
+	}
 }
 
 /* A plan whose drop waits for 3 duplicate ACKs the fake peer never sends enough of: only the
@@ -536,6 +584,7 @@ TEST(rawtcp_frames_make_the_case_pcap)
 	peer.iss = 1000;
 	peer.mss = 1460;
 	peer.lose_off = -1;
+	peer.stall_off = -1;
 	iw_raw_link l = { peer_send, peer_recv, peer_close, &peer };
 	iw_raw_opts o;
 	iw_raw_opts_default(&o);

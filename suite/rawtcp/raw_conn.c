@@ -223,6 +223,19 @@ int raw_pump(iw_raw_conn *c, uint64_t deadline_ms, iw_err *e)
 {
 	uint64_t now = raw_now_ms();
 	if (c->rto_at_ms && now >= c->rto_at_ms) {
+		/* The timer stands for the DUT's silence, not ours: frames already on the link came
+		 * while this process was not running (a loaded machine, a slow callback) and are taken
+		 * before the timer is believed. An ACK among them restarts or stops it (raw_acked, at
+		 * a time after now), and the caller looks at its state again; retransmitting first
+		 * would resend octets the DUT has already acknowledged. */
+		uint64_t armed = c->rto_at_ms;
+		int rc = raw_drain(c, e);
+		if (rc != IW_OK)
+			return rc;
+		if (c->rto_at_ms != armed)
+			return IW_OK;
+	}
+	if (c->rto_at_ms && now >= c->rto_at_ms) {
 		int rc = raw_retransmit(c, e);
 		if (rc != IW_OK)
 			return rc;

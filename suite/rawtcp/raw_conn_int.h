@@ -70,8 +70,10 @@ int raw_xmit(iw_raw_conn *c, uint32_t seq, const uint8_t *data, size_t len, uint
 int raw_xmit_stream(iw_raw_conn *c, uint32_t seq, uint32_t len, iw_err *e);
 
 /* Waits at most until deadline_ms for one frame and processes it; fires the retransmission
- * timer when it is due. IW_OK whether or not anything came; IW_RAW_ETIMEDOUT once the deadline
- * has passed (what waits on what fills in the message); link errors as they are. */
+ * timer when it is due and still due once the frames already waiting are taken (an ACK among
+ * them restarts the timer, and the call returns at once for the caller to look again). IW_OK
+ * whether or not anything came; IW_RAW_ETIMEDOUT once the deadline has passed (what waits on
+ * what fills in the message); link errors as they are. */
 int raw_pump(iw_raw_conn *c, uint64_t deadline_ms, iw_err *e);
 
 /* An ACK from the DUT advanced snd_una to ack: drop what it covers from tx. */
