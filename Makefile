@@ -158,7 +158,7 @@ cli.%:
 # run under ASan+UBSan in test-san-cli, and test-hostile holds the scripts that mostly wait on DUT
 # timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers, which
 # skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
-CLI_GCC     := check_octets mutants decode_capture tshark_check rawtcp coverage rping install reflector
+CLI_GCC     := check_octets mutants decode_capture tshark_check rawtcp coverage rping install reflector wait_dut
 CLI_HOSTILE := fuzz_hostile hostile hostile_run
 CLI_SAN     := run vectors netfuzz report
 test-cli: $(BUILD)/iwspec

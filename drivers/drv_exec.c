@@ -259,6 +259,7 @@ static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_e
 	bool restarted = false;
 	iw_err ce;
 	snprintf(ce.msg, sizeof ce.msg, "no attempt");
+	int last = IW_ESTATE;
 	for (;;) {
 		int rc = ensure_running(x, &restarted, "before accepting a connection", e);
 		if (rc)
@@ -272,9 +273,12 @@ static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_e
 		/* An MSS the kernel refuses (no retry makes it take it), or the DUT's reset at once. */
 		if (cr == IW_EINVAL || cr == IW_NET_ERESET_AT_ONCE)
 			return iw_errf(e, cr, "exec: %s", ce.msg);
+		last = cr;
 		sleep_ms(20);
 	}
-	return iw_errf(e, IW_ESTATE, "exec: the DUT did not accept a connection on %s:%u within %lld ms (%s)", x->host,
+	/* Refused to the end: the process runs and does not listen (yet), which --wait-dut waits out. */
+	return iw_errf(e, last == IW_NET_EREFUSED ? IW_NET_EREFUSED : IW_ESTATE,
+		       "exec: the DUT did not accept a connection on %s:%u within %lld ms (%s)", x->host,
 		       (unsigned)x->port, (long long)timeout_ms, ce.msg);
 }
 

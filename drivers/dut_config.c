@@ -16,11 +16,11 @@
 
 #define KNOWN_KEYS "dut, role, profile, mpa_revision, markers, crc, private_data_limit, reflector, reject, ulp, " \
 		   "connect_timeout, case_timeout, close_timeout, first_fpdu_delay, exec_host, disable, map, hostile, " \
-		   "mutant, raw_link"
+		   "mutant, raw_link, wait_dut"
 
 enum key_id {
 	K_DUT, K_ROLE, K_PROFILE, K_MPA_REVISION, K_MARKERS, K_CRC, K_PD_LIMIT, K_REFLECTOR, K_REJECT,
-	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_ULP, K_RAW_LINK, K_COUNT
+	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_ULP, K_RAW_LINK, K_WAIT_DUT, K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
@@ -31,7 +31,7 @@ static const char *const key_names[K_COUNT] = {
 	[K_FIRST_FPDU_DELAY] = "first_fpdu_delay", [K_EXEC_HOST] = "exec_host",
 	[K_DISABLE] = "disable",
 	[K_MAP] = "map", [K_HOSTILE] = "hostile", [K_MUTANT] = "mutant",
-	[K_ULP] = "ulp", [K_RAW_LINK] = "raw_link",
+	[K_ULP] = "ulp", [K_RAW_LINK] = "raw_link", [K_WAIT_DUT] = "wait_dut",
 };
 
 /* Values that are free text (commands, reasons) keep a '#'; the others may end in a comment. */
@@ -466,6 +466,15 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 	}
 	case K_RAW_LINK:
 		return set_raw_link(c, v, e);
+	case K_WAIT_DUT: {
+		/* 0 is allowed: no wait, as without the key. */
+		int64_t ms;
+		iw_err pe;
+		if (iw_parse_duration(v, &ms, &pe))
+			return iw_errf(e, IW_EINVAL, "bad value for %s: %s", key, pe.msg);
+		c->wait_dut_ms = ms;
+		return IW_OK;
+	}
 	default:
 		break;
 	}

@@ -20,6 +20,8 @@
  *   raw_link = NETNS:IFNAME   (tcp: DUTs: the harness's connections go over the raw segment
  *                             path, suite/rawtcp/, through the TAP device IFNAME in namespace NETNS
  *                             (empty: the harness's own); docs/raw-segments.md)
+ *   wait_dut = 0s             (iwspec run: how long the run's first connection is retried while
+ *                             the DUT refuses it, for a DUT started with the run; --wait-dut)
  * Unknown keys and bad values are errors naming the file, line and the fix.
  */
 #ifndef IW_DUT_CONFIG_H
@@ -67,6 +69,7 @@ typedef struct iw_dut_config {
 	bool reject_set;
 	int64_t connect_timeout_ms, case_timeout_ms, close_timeout_ms;
 	int64_t first_fpdu_delay_ms;  /* 0: the first FPDU follows the Reply at once, as MPA allows */
+	int64_t wait_dut_ms;        /* 0: a refused first connection stops the run (suite/run/wait_dut.h) */
 	char exec_host[48];         /* {host}: the harness's address for an initiator DUT, the DUT's for a responder */
 	size_t ndisabled;
 	iw_disabled_case disabled[IW_DUT_MAX_DISABLED];

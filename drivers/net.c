@@ -141,7 +141,8 @@ int iw_net_connect_start(const char *host, uint16_t port, int mss, int *fd, bool
 		close(s);
 	}
 	freeaddrinfo(res);
-	return iw_errf(e, IW_ESTATE, "connect to %s:%u: %s", host, (unsigned)port, strerror(err));
+	return iw_errf(e, err == ECONNREFUSED ? IW_NET_EREFUSED : IW_ESTATE, "connect to %s:%u: %s", host,
+		       (unsigned)port, strerror(err));
 }
 
 int iw_net_connect_result(int fd, iw_err *e)
@@ -153,7 +154,7 @@ int iw_net_connect_result(int fd, iw_err *e)
 	if (err == ECONNRESET || err == EPIPE)
 		return iw_errf(e, IW_NET_ERESET_AT_ONCE, "the DUT reset the connection (RST) right after the handshake");
 	if (err)
-		return iw_errf(e, IW_ESTATE, "%s", strerror(err));
+		return iw_errf(e, err == ECONNREFUSED ? IW_NET_EREFUSED : IW_ESTATE, "%s", strerror(err));
 	return IW_OK;
 }
 

@@ -30,14 +30,18 @@ int iw_net_parse_hostport(const char *s, char *host, size_t host_cap, uint16_t *
  * retried as a refusal is (a retry would judge a second connection in its place). */
 #define IW_NET_ERESET_AT_ONCE (-30)
 
+/* A connection attempt the peer refused (ECONNREFUSED): nothing listens at the address, which
+ * for a DUT still starting means not yet. iwspec run --wait-dut retries exactly this. */
+#define IW_NET_EREFUSED (-31)
+
 /* One connection attempt, bounded by timeout_ms (<= 0: 5 s). mss > 0 is the MSS this end
  * advertises (TCP_MAXSEG before connect; Linux takes 88 and up), 0 the kernel's.
- * IW_NET_ERESET_AT_ONCE as above. */
+ * IW_NET_ERESET_AT_ONCE and IW_NET_EREFUSED as above. */
 int iw_net_connect_once(const char *host, uint16_t port, int64_t timeout_ms, int mss, int *fd, iw_err *e);
 
 /* Connects, retrying every 20 ms while the peer refuses (a DUT still starting up) until
- * timeout_ms has passed; a connection reset at once (IW_NET_ERESET_AT_ONCE) is returned, not
- * retried. */
+ * timeout_ms has passed (then the last attempt's code: IW_NET_EREFUSED when it was refused); a
+ * connection reset at once (IW_NET_ERESET_AT_ONCE) is returned, not retried. */
 int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int mss, int *fd, iw_err *e);
 
 /* Starts a non-blocking connect; *in_progress tells whether completion must be awaited
@@ -45,7 +49,7 @@ int iw_net_connect(const char *host, uint16_t port, int64_t timeout_ms, int mss,
 int iw_net_connect_start(const char *host, uint16_t port, int mss, int *fd, bool *in_progress, iw_err *e);
 
 /* The outcome of a non-blocking connect once the socket is writable (the message is the
- * system's, e.g. "Connection refused": the caller names the address). */
+ * system's, e.g. "Connection refused": the caller names the address; IW_NET_EREFUSED then). */
 int iw_net_connect_result(int fd, iw_err *e);
 
 /* Listens on host (NULL: 127.0.0.1) at *port; *port 0 picks an ephemeral port and returns it. */

@@ -55,6 +55,8 @@ void iw_provenance_dut(iw_run *run, const iw_dut_config *d)
 	add_line(s, cap, "reflector = %s", yes(d->reflector));
 	add_line(s, cap, "reject = %s", yes(d->reject));
 	add_line(s, cap, "connect_timeout = %lldms", (long long)d->connect_timeout_ms);
+	if (d->wait_dut_ms)
+		add_line(s, cap, "wait_dut = %lldms", (long long)d->wait_dut_ms);
 	add_line(s, cap, "case_timeout = %lldms", (long long)d->case_timeout_ms);
 	add_line(s, cap, "close_timeout = %lldms", (long long)d->close_timeout_ms);
 	if (d->first_fpdu_delay_ms)

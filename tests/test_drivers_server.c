@@ -69,7 +69,7 @@ TEST(drivers_tcp_refused_is_bounded)
 		return;
 	int fd = -1;
 	int64_t t0 = iw_net_now_ms();
-	CHECK_EQ(d->ops->connect(d, &fd, 200, 0, &e), IW_ESTATE);
+	CHECK_EQ(d->ops->connect(d, &fd, 200, 0, &e), IW_NET_EREFUSED);
 	int64_t took = iw_net_now_ms() - t0;
 	CHECK(took >= 150 && took < 5000);
 	CHECK(msg_has(e.msg, "tcp: connect to 127.0.0.1:"));

@@ -252,7 +252,7 @@ TEST(dut_config_unknown_key)
 	iw_dut_config_default(&c);
 	CHECK_EQ(iw_dut_config_set(&c, "marker", "yes", &e), IW_EINVAL);
 	CHECK(has(e.msg, "unknown key 'marker' (known keys: dut, role, profile"));
-	CHECK(has(e.msg, "mutant, raw_link)"));
+	CHECK(has(e.msg, "raw_link, wait_dut)"));
 }
 
 TEST(dut_config_raw_link)

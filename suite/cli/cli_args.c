@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "dut_config.h"
 
 int iw_cli_parse_seed(const char *opt, const char *s, uint64_t *out, iw_err *e)
 {
@@ -31,6 +32,20 @@ int iw_cli_parse_seed(const char *opt, const char *s, uint64_t *out, iw_err *e)
 	if (!ok)
 		return iw_errf(e, IW_EINVAL, "%s '%s' is not a seed: use a number from 0 to 18446744073709551615 "
 			       "(decimal, or hex with 0x)", opt, s);
+	return IW_OK;
+}
+
+int iw_cli_parse_wait(const char *opt, const char *s, int64_t *ms, iw_err *e)
+{
+	if (!*s)
+		return iw_errf(e, IW_EINVAL, "%s needs a duration: how long to wait for the DUT to listen, e.g. %s 10s",
+			       opt, opt);
+	if (s[0] == '-' && (isdigit((unsigned char)s[1]) || s[1] == '.'))
+		return iw_errf(e, IW_EINVAL, "%s '%s': a wait cannot be negative; give how long to wait for the DUT to "
+			       "listen, e.g. %s 10s (0s: no wait)", opt, s, opt);
+	iw_err pe;
+	if (iw_parse_duration(s, ms, &pe))
+		return iw_errf(e, IW_EINVAL, "%s %s", opt, pe.msg);
 	return IW_OK;
 }
 

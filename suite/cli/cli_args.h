@@ -14,6 +14,10 @@
  * "-1" into 2^64-1), no blanks, nothing after the digits. opt names the option in the message. */
 int iw_cli_parse_seed(const char *opt, const char *s, uint64_t *out, iw_err *e);
 
+/* A wait (--wait-dut): a duration as the configuration writes them (250ms, 10s, 2m; at most a
+ * day), 0 allowed (no wait). A sign is refused with its own message, as is an empty value. */
+int iw_cli_parse_wait(const char *opt, const char *s, int64_t *ms, iw_err *e);
+
 /* A DUT configuration file that exists and declares something: an empty name, or a file with
  * no `key = value` line (empty, or only blanks and comments), is refused; an empty file is more
  * likely a truncated or wrong one than a wish for the defaults, which need no file. Reading the

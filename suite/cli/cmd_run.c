@@ -25,6 +25,13 @@ static void print_progress(void *ctx, size_t done, size_t total, const iw_case_r
 	iw_console_progress(ctx, true, done, total, r);
 }
 
+/* The one line that says the run waits for its DUT to listen (--wait-dut). */
+static void say_wait(void *ctx, const char *msg)
+{
+	fprintf(ctx, "iwspec run: %s\n", msg);
+	fflush(ctx);
+}
+
 static void usage(FILE *f)
 {
 	char names[128];
@@ -34,7 +41,7 @@ static void usage(FILE *f)
 		"                  [--cases GLOB|FILE|DIR] [--case-dir DIR] [--report DIR]\n"
 		"                  [--resegment MODE] [--markers on|off] [--crc on|off] [--seed N] [--jobs N]\n"
 		"                  [--no-progress] [--html] [--pcap] [--expect FILE] [--write-expect FILE]\n"
-		"                  [--keep-going]\n"
+		"                  [--keep-going] [--wait-dut DURATION]\n"
 		"\n"
 		"Runs conformance cases against a device under test and writes results.json and junit.xml.\n"
 		"\n"
@@ -72,15 +79,21 @@ static void usage(FILE *f)
 		"                     gets one connection attempt before the first case (a refusal stops the\n"
 		"                     run at once, silence after connect_timeout), and a run whose first\n"
 		"                     finished case could not connect, while none has, stops there\n"
+		"  --wait-dut DURATION  a responder DUT started together with the run (e.g. 10s, 500ms): until\n"
+		"                     a case has reached it, a connection it refuses (nothing listens yet) is\n"
+		"                     tried again, after 100 ms doubling to 1 s, until DURATION after the run\n"
+		"                     began, said once on stderr; then the run stops as without it (exit 3).\n"
+		"                     Later refusals are judged as ever. Overrides the configuration's\n"
+		"                     wait_dut; 0s: no wait (the default)\n"
 		"\n"
 		"Every argument is checked before anything runs (the report directory is created then).\n"
 		"\n"
 		"exit status: 0 no case failed and at least one ran, 1 a case failed (with --expect: a result\n"
 		"differs from the baseline), 2 bad usage or configuration (a bad option, a missing case file,\n"
 		"an empty or unreadable DUT configuration, a report directory that cannot be written),\n"
-		"3 no case selected or ran, a harness error, or the DUT could not be reached (the run stopped;\n"
-		"the reports hold the cases that ran, marked incomplete), 130/143 interrupted by\n"
-		"SIGINT/SIGTERM (partial reports, marked incomplete)\n",
+		"3 no case selected or ran, a harness error, or the DUT could not be reached (the run stopped,\n"
+		"with --wait-dut once the wait ran out; the reports hold the cases that ran, marked\n"
+		"incomplete), 130/143 interrupted by SIGINT/SIGTERM (partial reports, marked incomplete)\n",
 		names);
 }
 
@@ -105,9 +118,13 @@ int cmd_run(int argc, char **argv)
 		{"expect", required_argument, 0, 'E'},  {"write-expect", required_argument, 0, 'W'},
 		{"jobs", required_argument, 0, 'j'},    {"help", no_argument, 0, 'h'},
 		{"keep-going", no_argument, 0, 'k'},    {"raw-link", required_argument, 0, 'R'},
+		{"wait-dut", required_argument, 0, 'w'},
 		{0, 0, 0, 0},
 	};
 	const char *raw_link = NULL;
+	const char *wait = NULL;
+	int64_t wait_ms = 0;
+	char wait_how[80];
 	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *select = NULL, *case_dir = NULL;
 	const char *report = "out/latest";
 	iw_run_outputs outs = {0};
@@ -160,12 +177,24 @@ int cmd_run(int argc, char **argv)
 		case 'n': progress = false; break;
 		case 'k': o.keep_going = true; break;
 		case 'R': raw_link = optarg; break;
+		case 'w': {
+			iw_err we;
+			if (iw_cli_parse_wait("--wait-dut", optarg, &wait_ms, &we))
+				return bad("%s", we.msg);
+			wait = optarg;
+			break;
+		}
 		case 'H': outs.html = true; break;
 		case 'P': outs.pcap = true; break;
 		case 'E': outs.expect = optarg; break;
 		case 'W': outs.write_expect = optarg; break;
 		case 'h': usage(stdout); return IW_EXIT_OK;
 		default:
+			if (optopt == 'w') {
+				iw_err we;
+				iw_cli_parse_wait("--wait-dut", "", NULL, &we);
+				return bad("%s", we.msg);
+			}
 			return bad("unknown or incomplete option '%s'; see 'iwspec run --help'", argv[optind - 1]);
 		}
 	}
@@ -190,6 +219,12 @@ int cmd_run(int argc, char **argv)
 	}
 	if (role && iw_dut_config_set(&o.dut, "role", role, &e))
 		return bad("%s", e.msg);
+	/* The command line wins over the configuration's wait_dut. */
+	if (wait) {
+		o.dut.wait_dut_ms = wait_ms;
+		snprintf(wait_how, sizeof wait_how, "--wait-dut %.60s", wait);
+		o.wait_dut_how = wait_how;
+	}
 	if (raw_link && iw_dut_config_set(&o.dut, "raw_link", raw_link, &e))
 		return bad("--raw-link: %s", e.msg);
 	if (o.dut.raw_ifname[0] && strncmp(o.dut.dut, "tcp:", 4))
@@ -235,6 +270,8 @@ int cmd_run(int argc, char **argv)
 		o.on_result = print_progress;
 		o.on_result_ctx = stdout;
 	}
+	o.on_wait = say_wait;
+	o.on_wait_ctx = stderr;
 	iw_interrupt_install();
 	int rrc = iw_runner_run(&o, cat.cases, cat.n, &run, &e);
 	if (rrc) {

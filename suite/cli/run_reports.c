@@ -89,8 +89,8 @@ int iw_run_finish(const iw_run_outputs *out, iw_baseline *b, iw_run *run, FILE *
 	/* One message for a DUT that is not there, after the reports (which hold what ran). */
 	if (run->stopped[0]) {
 		fprintf(console, "\n  STOPPED: %s\n  %zu of the selected cases did not run. Check that the DUT is up and "
-			"listening where --dut (or the configuration's dut) says, or pass --keep-going to run every case "
-			"anyway.\n", run->stopped, run->not_started);
+			"listening where --dut (or the configuration's dut) says (--wait-dut DURATION waits for one that "
+			"starts with the run), or pass --keep-going to run every case anyway.\n", run->stopped, run->not_started);
 		fflush(console);
 		return IW_EXIT_ERROR;
 	}

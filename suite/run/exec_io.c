@@ -18,6 +18,7 @@
 #include "interrupt.h"
 #include "iw_grow.h"
 #include "net.h"
+#include "wait_dut.h"
 
 static void hconn_reset(hconn *h)
 {
@@ -371,6 +372,12 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 			return false;
 	} else if (x->dut_role != IW_ROLE_RESPONDER) {
 		rc = x->drv->ops->accept(x->drv, &fd, timeout_ms, &e);
+	} else if (x->o->wait && !x->reached) {
+		int64_t waited;
+		rc = iw_wait_dut_connect(x->o->wait, x->drv, x->o->connect_once, timeout_ms, mss, &fd, &waited, &e);
+		if (rc == IW_OK && waited)
+			ex_note(x, "the DUT refused connections for %lld ms before it listened (%s)", (long long)waited,
+				x->o->wait->how);
 	} else if (x->o->connect_once && !x->reached && x->drv->ops->connect_once) {
 		rc = x->drv->ops->connect_once(x->drv, &fd, timeout_ms, mss, &e);
 	} else {

@@ -17,6 +17,7 @@
 #include "interrupt.h"
 #include "iw_conn.h"
 #include "version.h"
+#include "wait_dut.h"
 
 static int64_t unix_ms(void)
 {
@@ -160,6 +161,8 @@ typedef struct pool {
 	size_t ntasks, next;
 	size_t done, total;
 	bool reached;               /* some case opened a connection to the DUT */
+	bool waits;                 /* wait is the run's wait for the DUT to listen (--wait-dut) */
+	iw_wait_dut wait;
 	char stopped[400];          /* the DUT cannot be reached: no further case starts */
 	pthread_mutex_t mu;
 } pool;
@@ -223,6 +226,7 @@ static void run_task(pool *pl, task *t, iw_driver *drv[2], bool reached)
 		if (oc) {
 			*oc = *o;
 			oc->connect_once = !o->keep_going && !reached;
+			oc->wait = pl->waits && !reached ? &pl->wait : NULL;
 		}
 		iw_exec_case(t->c, t->p, t->role, oc ? oc : o, drv[t->role], r);
 		free(oc);
@@ -233,6 +237,8 @@ static void run_task(pool *pl, task *t, iw_driver *drv[2], bool reached)
 		snprintf(r->reason, sizeof r->reason, "interrupted by %s before the case finished: no verdict",
 			 iw_interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT");
 		r->failed_req[0] = '\0';
+		/* Nor does it say the DUT cannot be reached: the run ends as interrupted, not stopped. */
+		r->dut_unreachable = false;
 	}
 	progress(pl, r);
 }
@@ -356,6 +362,10 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 	memset(&pl, 0, sizeof pl);
 	pl.o = o;
 	pl.run = run;
+	/* The wait counts from the start of the run: the lab script started the DUT with it. */
+	pl.waits = o->dut.wait_dut_ms > 0;
+	if (pl.waits)
+		iw_wait_dut_init(&pl.wait, &o->dut, o->wait_dut_how, o->on_wait, o->on_wait_ctx);
 	pl.tasks = calloc(nprof * n + 1, sizeof *pl.tasks);
 	if (!pl.tasks)
 		return iw_errf(e, IW_ENOSPC, "out of memory planning the run");

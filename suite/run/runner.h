@@ -39,6 +39,14 @@ typedef struct iw_run_opts {
 	 * connect_timeout. */
 	bool keep_going;
 	bool connect_once;          /* set by the runner per case: its first connection, one attempt */
+	/* dut.wait_dut_ms > 0 (--wait-dut, wait_dut =): until a case has reached the DUT, a refused
+	 * connection is retried until that long after the run began (wait_dut.h). wait_dut_how says
+	 * how it was asked for ("--wait-dut 10s"; NULL: the configuration's key), on_wait gets the
+	 * one line that announces the wait (NULL: none; the runner itself writes nothing). */
+	const char *wait_dut_how;
+	void (*on_wait)(void *ctx, const char *msg);
+	void *on_wait_ctx;
+	struct iw_wait_dut *wait;   /* set by the runner per case: the run's wait, NULL once the DUT was reached */
 	/* Called once per finished case, under the runner's lock (so calls never overlap): done
 	 * counts the finished cases including this one. NULL: no progress. The CLI prints the
 	 * console's progress line from it; the runner itself writes nothing. */
