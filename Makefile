@@ -34,12 +34,13 @@ OPT      ?= -O2 -g
 # The pipeline, one folder per stage, each a library that sees its own headers and those of the
 # stages below it, nothing above: a backward #include does not compile. Lowest first:
 #   suite/engine/   the protocol: MPA, DDP, RDMAP octets, the only parser of them
+#   suite/verify/   judging a sender's octets frame by frame: one judge for the runner, the
+#                   network fuzzer and `decode`, so the three cannot name one fault differently
 #   suite/capture/  files in and out: pcap read/write, hex input, atomic writes, `decode`
 #   suite/case/     the .iwt case language: parser, schema, the catalog of cases/
 #   suite/rawtcp/   the raw segment path: a TCP sender in user space over a TAP device, so a case
 #                   says which octets go in which segment and in what order (docs/raw-segments.md)
 #   drivers/        the DUT backends behind driver.h, and the built-in DUT
-#   suite/verify/   judging the DUT's octets (one judge for the runner and the network fuzzer)
 #   suite/run/      the runner and the executor of a case's steps, the verdict and the result
 #   reports/        what a run leaves: JSON, JUnit, HTML, pcaps, baselines, provenance
 #   fuzz/network/   the network fuzzer: generation, minimisation, output
@@ -47,27 +48,27 @@ OPT      ?= -O2 -g
 #   suite/cli/      main and the subcommands
 # A layer is named by its folder's last part; DIR_<layer> is its folder, LAYERS_<layer> what it sees.
 DIR_engine  := suite/engine
+DIR_verify  := suite/verify
 DIR_capture := suite/capture
 DIR_case    := suite/case
 DIR_rawtcp  := suite/rawtcp
 DIR_drivers := drivers
-DIR_verify  := suite/verify
 DIR_run     := suite/run
 DIR_reports := reports
 DIR_netfuzz := fuzz/network
 DIR_vectors := vectors
 DIR_cli     := suite/cli
 LAYERS_engine  := engine
-LAYERS_capture := engine capture
-LAYERS_case    := engine capture case
+LAYERS_verify  := engine verify
+LAYERS_capture := engine verify capture
+LAYERS_case    := engine verify capture case
 LAYERS_rawtcp  := engine rawtcp
 LAYERS_drivers := engine rawtcp drivers
-LAYERS_verify  := engine verify
-LAYERS_run     := engine capture case rawtcp drivers verify run
-LAYERS_reports := engine capture case rawtcp drivers verify run reports
-LAYERS_netfuzz := engine capture case rawtcp drivers verify run reports netfuzz
-LAYERS_vectors := engine capture reports vectors
-LAYERS_ALL     := engine capture case rawtcp drivers verify run reports netfuzz vectors cli
+LAYERS_run     := engine verify capture case rawtcp drivers run
+LAYERS_reports := engine verify capture case rawtcp drivers run reports
+LAYERS_netfuzz := engine verify capture case rawtcp drivers run reports netfuzz
+LAYERS_vectors := engine verify capture reports vectors
+LAYERS_ALL     := engine verify capture case rawtcp drivers run reports netfuzz vectors cli
 layer_dirs = $(foreach l,$(1),$(DIR_$(l)))
 # The include path of a source file: its folder's layers; tests, fuzz targets and benchmarks see all.
 INC_ALL   := $(addprefix -I,$(call layer_dirs,$(LAYERS_ALL)))

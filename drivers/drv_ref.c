@@ -135,9 +135,9 @@ int iw_drv_ref_open(iw_driver *d, iw_err *e)
 	o->greeting = c->reflector;
 	o->rping = c->ulp == IW_ULP_RPING;
 	/* The built-in DUT's startup timeout (MPA-6.1-R10a) is only measured, never judged: keep it short
-	 * so the measuring cases do not dominate a run, but long enough that a harness thread the
-	 * scheduler left waiting on a loaded machine (many cases at a time, sanitizers) still gets
-	 * its Request in. */
+	 * so the measuring cases do not dominate a run. It runs from the peer's last octet, so a case
+	 * that sends its frame an octet at a time is not cut off however slowly a loaded machine
+	 * schedules it (up to 10 timeouts in all, ref_server.h). */
 	o->startup_timeout_ms = 2000;
 	o->reject_pd = c->reject;
 	iw_err fe;

@@ -100,9 +100,8 @@ bool rs_conn_step(iw_ref_server *s, rconn *c, int64_t now)
 			/* Nothing more can arrive after the peer's FIN: no need to drain, close now. */
 			return !c->peer_eof;
 		}
-		/* MPA-6.1-R10a: the peer's whole startup frame within the startup timeout. */
 		if (f->feed_model && !f->no_startup_timeout && iw_conn_state(c->model) == IW_CS_STARTUP &&
-		    now - c->opened_ms >= s->o.startup_timeout_ms && !unread_input(c)) {
+		    iw_ref_startup_expired(now, c->opened_ms, c->last_in_ms, s->o.startup_timeout_ms) && !unread_input(c)) {
 			rs_stat_add(s, &s->stats.startup_timeouts);
 			begin_close(s, c, now, "startup timeout (MPA-6.1-R10a)");
 			return true;
@@ -115,6 +114,14 @@ bool rs_conn_step(iw_ref_server *s, rconn *c, int64_t now)
 		begin_close(s, c, now, "idle timeout");
 	}
 	return true;
+}
+
+/* The timer restarts with each octet the peer sends because a peer that sends its frame slowly
+ * but steadily (a Reply one octet at a time, on a loaded machine) is no attack; the cap keeps
+ * the defence against one that drips forever. */
+bool iw_ref_startup_expired(int64_t now_ms, int64_t opened_ms, int64_t last_in_ms, int64_t timeout_ms)
+{
+	return now_ms - last_in_ms >= timeout_ms || now_ms - opened_ms >= IW_REF_STARTUP_CAP * timeout_ms;
 }
 
 bool rs_conn_readable(iw_ref_server *s, rconn *c, int64_t now)

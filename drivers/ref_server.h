@@ -67,7 +67,9 @@ typedef struct iw_ref_options {
 	/* Server. */
 	uint64_t base_to;           /* reflector: the buffer's base TO (0; a device registers at a
 				     * virtual address, which `serve --base-to` imitates) */
-	int64_t startup_timeout_ms; /* MPA-6.1-R10a; default 5000 */
+	int64_t startup_timeout_ms; /* MPA-6.1-R10a: a startup frame that makes no progress for this
+				     * long is given up, and so is one not whole after
+				     * IW_REF_STARTUP_CAP times as long; default 5000 */
 	int64_t idle_timeout_ms;    /* default 30000 */
 	char host[IW_NET_HOST_MAX]; /* responder: address to listen on; initiator: to connect to */
 	uint16_t port;              /* responder: 0 = ephemeral; initiator: 0 = only on iw_ref_server_dial */
@@ -75,6 +77,14 @@ typedef struct iw_ref_options {
 	int max_conns;              /* connections served at once; default 64 */
 	FILE *log;                  /* one line per connection event, or NULL */
 } iw_ref_options;
+
+/* How many startup timeouts a startup frame that keeps making progress may take in all. */
+#define IW_REF_STARTUP_CAP 10
+
+/* MPA-6.1-R10a as the built-in DUT applies it to a connection still in startup, opened at
+ * opened_ms, whose peer last sent an octet at last_in_ms (opened_ms when it has sent none): true
+ * when the frame has stalled for timeout_ms, or is not whole after IW_REF_STARTUP_CAP of them. */
+bool iw_ref_startup_expired(int64_t now_ms, int64_t opened_ms, int64_t last_in_ms, int64_t timeout_ms);
 
 /* Responder on 127.0.0.1, ephemeral port, rfc5044, reflector on (rejecting "REJECTME",
  * no greeting), everything else off. */

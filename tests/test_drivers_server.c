@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "iw_proto.h"
@@ -118,6 +119,44 @@ TEST(drivers_ref_startup_timeout)
 	iw_ref_stats stt;
 	iw_ref_server_stats(s, &stt);
 	CHECK_EQ(stt.startup_timeouts, 1);
+	iw_ref_server_free(s);
+}
+
+/* The startup timer runs from the peer's last octet, up to IW_REF_STARTUP_CAP timeouts in all. */
+TEST(drivers_ref_startup_expiry_rule)
+{
+	CHECK(!iw_ref_startup_expired(1000, 0, 600, 500));      /* 400 ms since the last octet */
+	CHECK(iw_ref_startup_expired(1100, 0, 600, 500));       /* stalled for the timeout */
+	CHECK(iw_ref_startup_expired(500, 0, 0, 500));          /* nothing sent for the timeout */
+	CHECK(!iw_ref_startup_expired(4999, 0, 4990, 500));     /* still progressing, under the cap */
+	CHECK(iw_ref_startup_expired(5000, 0, 4990, 500));      /* progressing, but 10 timeouts in all */
+}
+
+/* A Request header sent one octet every 50 ms (about 1 s in all) to a DUT whose startup timeout is
+ * 500 ms: it never stalls for the timeout, so it is answered, however long the whole takes. */
+TEST(drivers_ref_startup_slow_but_steady)
+{
+	int fd = -1, st;
+	iw_ref_server *s = server_with(500, 5000, &fd);
+	if (!s)
+		return;
+	uint8_t req[20], buf[20];
+	memcpy(req, IW_MPA_KEY_REQ, 16);
+	req[16] = IW_MPA_FLAG_C;
+	req[17] = 1;
+	req[18] = 0;
+	req[19] = 0;
+	for (size_t i = 0; i < sizeof req; i++) {
+		CHECK_EQ(iw_net_write_all(fd, req + i, 1, 1000, NULL), IW_OK);
+		struct timespec ts = { 0, 50 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	CHECK_EQ(read_for(fd, buf, 20, 3000, &st), 20);
+	CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
+	close(fd);
+	iw_ref_stats stt;
+	iw_ref_server_stats(s, &stt);
+	CHECK_EQ(stt.startup_timeouts, 0);
 	iw_ref_server_free(s);
 }
 

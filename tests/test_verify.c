@@ -341,3 +341,90 @@ TEST(verify_marker_format_and_fpduptr_refusals)
 	CHECK_EQ(iw_mpa_rx_push(&rx2, out, n, &used2, &fp2, &v2), IW_RX_ERROR);
 	CHECK_STR(iw_verify_stream_req(&v2, &fp2), "MPA-4.1-01");
 }
+
+/* Rules that do not depend on one another are each judged: a DDP header with DV 0 and reserved
+ * bits set breaks both, the first in the check's own fields, the other in more[], with how a
+ * receiver takes each (DV: fatal, the untagged "invalid DDP version" code; Rsvd: ignored). So does
+ * an FPDU with a non-zero pad octet and a marker RESERVED set (decode lists both; the runner reads
+ * the first). */
+TEST(verify_independent_rules_all_reported)
+{
+	iw_ddp_hdr h = {.tagged = false, .last = true, .dv = 0, .rsvd = 0x5, .qn = 0, .msn = 1};
+	iw_check chk;
+	CHECK(!iw_verify_ddp_hdr(P(), &h, &chk));
+	CHECK_STR(chk.req, "DDP-6.1-09");
+	CHECK_EQ(chk.kind, IW_VIOL_FATAL);
+	CHECK_EQ(chk.layer, IW_LAYER_DDP);
+	CHECK_EQ(chk.ecode, IW_DDP_EC_U_VERSION);
+	CHECK_EQ(chk.nmore, 1);
+	CHECK_STR(chk.more[0].req, "DDP-6.1-08");
+	CHECK_EQ(chk.more[0].kind, IW_VIOL_SENDER);
+	h.dv = 1;
+	CHECK(!iw_verify_ddp_hdr(P(), &h, &chk));
+	CHECK_STR(chk.req, "DDP-6.1-08");
+	CHECK_EQ(chk.nmore, 0);
+	h.rsvd = 0;
+	CHECK(iw_verify_ddp_hdr(P(), &h, &chk));
+	CHECK(chk.req == NULL);
+
+	iw_fpdu fp;
+	memset(&fp, 0, sizeof fp);
+	fp.pad_len = 2;
+	fp.nmarkers = 1;
+	fp.notes = IW_NOTE_PAD_NONZERO | IW_NOTE_MARKER_RESERVED;
+	CHECK(!iw_verify_fpdu(&fp, &chk));
+	CHECK_STR(chk.req, "MPA-4-02");
+	CHECK_EQ(chk.nmore, 1);
+	CHECK_STR(chk.more[0].req, "MPA-4.1-02");
+}
+
+/* A judge that reads on past a fault (decode) takes the segment as the sender meant it: after
+ * MSN 3 where 2 was due, MSN 4 holds; after a segment with a wrong MO, the next is judged from
+ * that MO. A source met mid-stream takes each queue's first MSN, and a message under way, as they
+ * come. */
+TEST(verify_source_reads_on_past_a_fault_and_joins_mid_stream)
+{
+	uint8_t u[3][256];
+	size_t len[3];
+	iw_check chk;
+	iw_rdmap_msg m;
+	iw_violation v;
+	iw_source s;
+	iw_source_init(&s);
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, true, "a");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 3, 0, true, "b");
+	len[2] = untagged(u[2], IW_OP_SEND, 0, 4, 0, true, "c");
+	for (int i = 0; i < 3; i++) {
+		CHECK(iw_rdmap_parse(P(), u[i], len[i], &m, &v));
+		bool held = iw_verify_segment(&s, P(), &m, &chk);
+		CHECK_EQ(held, i != 1);
+		if (!held) {
+			CHECK_STR(chk.req, "DDP-6.3-08");
+			iw_source_take(&s, &m);
+		}
+	}
+	iw_source_init(&s);
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, false, BIG);
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 1, BIGLEN + 8, false, BIG);
+	len[2] = untagged(u[2], IW_OP_SEND, 0, 1, 2 * BIGLEN + 8, true, "c");
+	for (int i = 0; i < 3; i++) {
+		CHECK(iw_rdmap_parse(P(), u[i], len[i], &m, &v));
+		bool held = iw_verify_segment(&s, P(), &m, &chk);
+		CHECK_EQ(held, i != 1);
+		if (!held) {
+			CHECK_STR(chk.req, "DDP-7.2-05");
+			iw_source_take(&s, &m);
+		}
+	}
+
+	/* Joined mid-stream: a Send of MSN 7 at MO 120, its message's last, then MSN 8. */
+	iw_source_join(&s);
+	len[0] = untagged(u[0], IW_OP_SEND, 0, 7, BIGLEN, true, "a");
+	len[1] = untagged(u[1], IW_OP_SEND, 0, 8, 0, true, "b");
+	len[2] = untagged(u[2], IW_OP_SEND, 0, 10, 0, true, "c");
+	for (int i = 0; i < 3; i++) {
+		CHECK(iw_rdmap_parse(P(), u[i], len[i], &m, &v));
+		CHECK_EQ(iw_verify_segment(&s, P(), &m, &chk), i != 2);
+	}
+	CHECK_STR(chk.req, "DDP-6.3-08"); /* once a queue is met, its MSNs follow on */
+}

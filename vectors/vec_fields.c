@@ -5,10 +5,11 @@
  * One line per startup frame and per FPDU, in the frame Wireshark shows it in (the frame that
  * completes it), in the vocabulary the test extracts from tshark's PDML:
  *   frame=N from=PORT req|rep m= c= r= res= rev= pdlen=
- *   frame=N from=PORT fpdu ulpdu= crc=good|bad|unchecked [mk=FPDUPTR,...] t= l= dv= (qn= msn= mo= |
+ *   frame=N from=PORT fpdu ulpdu= crc=good|bad|unchecked crcv=OCTETS [mk=FPDUPTR,...] t= l= dv= (qn= msn= mo= |
  *         stag= to=) rv= op= [inval=] [sinkstag= sinkto= size= srcstag= srcto=]
  *         [tlayer= tetype= tecode= tm= td= tr= [tseglen= tddp=] [trdma=]]
- * Numbers are lower-case hex without leading zeros; octet strings are hex.
+ * Numbers are lower-case hex without leading zeros; octet strings are hex (crcv: the CRC field's
+ * four octets in wire order, as tshark shows the field).
  *
  * The plain view is what the engine decodes: markers on a direction iff the peer's frame had
  * M=1, CRC iff either frame had C=1, every FPDU framed by the length chain (after a CRC error
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc32c.h"
 #include "mpa_frame.h"
 #include "mpa_rx.h"
 #include "pcap_read.h"
@@ -191,9 +193,9 @@ static void fpdu_row(const dirview *d, rows *rs, const iw_fpdu *fp, bool crc_bad
 {
 	char b[1024];
 	uint64_t frame = frame_at(d, fp->start + fp->wire_len - 1);
-	size_t n = (size_t)snprintf(b, sizeof b, "frame=%" PRIu64 " from=%u fpdu ulpdu=%x crc=%s", frame,
+	size_t n = (size_t)snprintf(b, sizeof b, "frame=%" PRIu64 " from=%u fpdu ulpdu=%x crc=%s crcv=%08" PRIx32, frame,
 				    d->c->port[d->side], fp->ulpdu_length,
-				    !d->crc ? "unchecked" : crc_bad ? "bad" : "good");
+				    !d->crc ? "unchecked" : crc_bad ? "bad" : "good", iw_crc32c_wire_order(fp->crc_received));
 	if (fp->nmarkers) {
 		n += (size_t)snprintf(b + n, sizeof b - n, " mk=");
 		for (size_t i = 0; i < fp->nmarkers; i++)

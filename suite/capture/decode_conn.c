@@ -346,6 +346,8 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 					    "the responder answered an invalid Request; it must close without a Reply");
 		if (full) {
 			ctx_for(&cc, x, &o, x->flen);
+			/* Frames mark the conversation's start; without them, so does a SYN. */
+			o.mid_stream = culley && !c->handshake;
 			if (x->s->len > x->flen)
 				v->fpdus[k == ini ? 0 : 1] = iw_decode_fpdus(&o, p, mk[k], crc, 0, x->s->data + x->flen,
 									    x->s->len - x->flen, &first_end[k]);

@@ -1,16 +1,19 @@
 /*
- * decode_stream.c - one direction of an MPA stream, decoded by the engine and printed
- * (see decode_stream.h). Moved out of cmd_decode.c so captures reuse the same printer.
+ * decode_stream.c - one direction of an MPA stream, decoded by the engine, judged by the
+ * verifiers the runner judges a DUT with (suite/verify/), and printed (see decode_stream.h).
+ * Moved out of cmd_decode.c so captures reuse the same printer.
  */
 #include "decode_stream.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "crc32c.h"
 #include "iw_proto.h"
 #include "mpa_fpdu.h"
 #include "mpa_rx.h"
 #include "rdmap.h"
+#include "verify.h"
 
 /* The capture frame that carried offset off of the current phase, 0 outside captures. */
 /* A 64-bit field (a TO) as "0x" and 16 hex digits: JSON numbers are exact only to 2^53. */
@@ -91,6 +94,16 @@ void iw_decode_violation(iw_decode_ctx *o, const char *req, enum iw_viol_kind ki
 	iw_violation *v = iw_viol_add(o->viol, req, kind, layer, etype, ecode, off, "%s", detail);
 	if (v)
 		report_viol(o, v);
+}
+
+void iw_decode_check(iw_decode_ctx *o, const iw_check *c, uint64_t off)
+{
+	if (!c->req)
+		return;
+	iw_decode_violation(o, c->req, c->kind, c->layer, c->etype, c->ecode, off, c->detail);
+	for (size_t i = 0; i < c->nmore; i++)
+		iw_decode_violation(o, c->more[i].req, c->more[i].kind, c->more[i].layer, c->more[i].etype,
+				    c->more[i].ecode, off, c->more[i].detail);
 }
 
 static const char *key_text(const uint8_t *key, char *buf, size_t cap)
@@ -235,15 +248,15 @@ static void terminate_attached(const iw_terminate *t, json_t *jt)
 	}
 }
 
-static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *fp, json_t *jf)
+/* The ULPDU's fields, then the sender's rules as the runner holds a DUT to them (verify.h): its
+ * headers, then the segment against the messages before it (src). */
+static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, iw_source *src, const iw_fpdu *fp, json_t *jf)
 {
 	iw_rdmap_msg m;
-	iw_violation v;
-	memset(&v, 0, sizeof v);
-	bool ok = iw_rdmap_parse(p, fp->ulpdu, fp->ulpdu_length, &m, &v);
+	iw_check chk;
+	bool ok = iw_verify_ulpdu(p, fp->ulpdu, fp->ulpdu_length, &m, &chk);
 	if (!ok && m.hdr_len == 0) {
-		v.offset = fp->start;
-		iw_decode_violation(o, v.req, v.kind, v.layer, v.etype, v.ecode, fp->start, v.detail);
+		iw_decode_check(o, &chk, fp->start);
 		return;
 	}
 	const iw_ddp_hdr *h = &m.ddp;
@@ -280,30 +293,17 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 			printf(" Invalidate STag=0x%08x", inv_stag);
 		printf(", payload %zu octets\n", m.payload_len);
 	}
-	if (h->dv != p->ddp_version) {
-		char d[96];
-		snprintf(d, sizeof d, "DDP version DV=%u, the profile sends and expects %u", h->dv, p->ddp_version);
-		iw_decode_violation(o, "DDP-6.1-10", IW_VIOL_FATAL, IW_LAYER_DDP,
-				    h->tagged ? IW_DDP_ET_TAGGED : IW_DDP_ET_UNTAGGED,
-				    h->tagged ? IW_DDP_EC_T_VERSION : IW_DDP_EC_U_VERSION, fp->start, d);
-	}
-	if (h->rsvd) {
-		char d[96];
-		snprintf(d, sizeof d, "DDP reserved bits 0x%x sent; they must be zero (receivers ignore them)", h->rsvd);
-		iw_decode_violation(o, "DDP-6.1-08", IW_VIOL_SENDER, -1, 0, 0, fp->start, d);
-	}
-	/* RFC 5040 §4.2: only Send with Invalidate carries a value in RsvdULP octets 2-5; every
-	 * other untagged message sends its 32-bit reserved word as zero (DDP-6.3-02 carries the ULP's
-	 * value, and RDMAP's value is 0). Receivers ignore it, so it judges only the sender. */
-	if (ok && !h->tagged && !inv && inv_stag) {
-		char d[128];
-		snprintf(d, sizeof d, "RDMAP reserved word 0x%08x in DDP header octets 2-5 of a %s; it must be zero",
-			 inv_stag, op->name);
-		iw_decode_violation(o, "DDP-6.3-02", IW_VIOL_SENDER, -1, 0, 0, fp->start, d);
-	}
 	if (!ok) {
-		iw_decode_violation(o, v.req, v.kind, v.layer, v.etype, v.ecode, fp->start, v.detail);
+		/* An RDMAP field refused: the DDP header's own rules are still the sender's. */
+		iw_check hc;
+		iw_verify_ddp_hdr(p, h, &hc);
+		iw_decode_check(o, &hc, fp->start);
+		iw_decode_check(o, &chk, fp->start);
 		return;
+	}
+	if (!iw_verify_segment(src, p, &m, &chk)) {
+		iw_decode_check(o, &chk, fp->start);
+		iw_source_take(src, &m);  /* one fault, one violation: the next segment is judged on */
 	}
 	if (m.opcode == IW_OP_READ_REQ && !h->tagged) {
 		iw_read_req rr;
@@ -320,7 +320,7 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 				       rr.sink_stag, (unsigned long long)rr.sink_to, rr.size, rr.src_stag,
 				       (unsigned long long)rr.src_to);
 		} else {
-			iw_decode_violation(o, "RFC5040-4.4", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
+			iw_decode_violation(o, "RFC5040-4.4-01", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
 					    IW_RDMAP_EC_UNSPECIFIED, fp->start, e.msg);
 		}
 	} else if (m.opcode == IW_OP_TERMINATE && !h->tagged) {
@@ -344,13 +344,13 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *f
 			if (jt || !o->quiet)
 				terminate_attached(&t, jt);
 		} else {
-			iw_decode_violation(o, "RFC5040-4.8", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
+			iw_decode_violation(o, "RFC5040-4.8-02", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
 					    IW_RDMAP_EC_UNSPECIFIED, fp->start, e.msg);
 		}
 	}
 }
 
-static void decode_fpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *fp)
+static void decode_fpdu(iw_decode_ctx *o, const iw_profile *p, iw_source *src, const iw_fpdu *fp)
 {
 	json_t *jf = NULL;
 	if (o->json) {
@@ -367,8 +367,9 @@ static void decode_fpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *fp
 							    "reserved", fp->markers[i].reserved, "fpduptr",
 							    fp->markers[i].fpduptr));
 		json_object_set_new(jf, "markers", mk);
+		/* The field as sent, as tshark shows it (not the value, whose octets go LS first). */
 		char crc[16];
-		snprintf(crc, sizeof crc, "0x%08x", fp->crc_received);
+		snprintf(crc, sizeof crc, "0x%08x", iw_crc32c_wire_order(fp->crc_received));
 		json_object_set_new(jf, "crc", json_string(crc));
 		json_object_set_new(jf, "crc_checked", json_boolean(fp->crc_checked));
 		json_array_append_new(o->items, jf);
@@ -380,23 +381,15 @@ static void decode_fpdu(iw_decode_ctx *o, const iw_profile *p, const iw_fpdu *fp
 		for (size_t i = 0; i < fp->nmarkers; i++)
 			printf(" marker@%llu(RESERVED=0x%04x FPDUPTR=0x%04x)", (unsigned long long)fp->markers[i].pos,
 			       fp->markers[i].reserved, fp->markers[i].fpduptr);
-		printf(" CRC=0x%08x %s\n", fp->crc_received, fp->crc_checked ? "(valid)" : "(not checked)");
+		printf(" CRC=0x%08x (wire order, %s)\n", iw_crc32c_wire_order(fp->crc_received),
+		       fp->crc_checked ? "valid" : "not checked");
 	}
-	if (fp->notes & IW_NOTE_PAD_NONZERO)
-		iw_decode_violation(o, "MPA-4-02", IW_VIOL_SENDER, -1, 0, 0, fp->start, "pad octets are not zero");
-	if (fp->notes & IW_NOTE_MARKER_RESERVED)
-		iw_decode_violation(o, "MPA-4.1-02", IW_VIOL_SENDER, -1, 0, 0, fp->start,
-				    "a marker's RESERVED field is not zero");
-	if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
-		iw_decode_violation(o, "MPA-5.1-05", IW_VIOL_SENDER, -1, 0, 0, fp->start,
-				    "a marker's FPDUPTR has its low two bits set");
-	/* The receiver takes it (A8), but no sender may post a ULPDU that large. */
-	if (fp->ulpdu_length > IW_MPA_MULPDU_MAX) {
-		char d[96];
-		snprintf(d, sizeof d, "ULPDU_Length %u is larger than %u octets", fp->ulpdu_length, IW_MPA_MULPDU_MAX);
-		iw_decode_violation(o, "MPA-3.2-04", IW_VIOL_SENDER, -1, 0, 0, fp->start, d);
-	}
-	decode_ulpdu(o, p, fp, jf);
+	iw_check chk;
+	if (!iw_verify_fpdu(fp, &chk))
+		iw_decode_check(o, &chk, fp->start);
+	if (!iw_verify_ulpdu_size(fp, &chk))
+		iw_decode_check(o, &chk, fp->start);
+	decode_ulpdu(o, p, src, fp, jf);
 }
 
 size_t iw_decode_fpdus(iw_decode_ctx *o, const iw_profile *p, bool markers, bool crc, uint64_t start,
@@ -407,6 +400,13 @@ size_t iw_decode_fpdus(iw_decode_ctx *o, const iw_profile *p, bool markers, bool
 	/* A stream given from a later offset starts its first FPDU there; the markers fall
 	 * relative to SeqStart. */
 	iw_mpa_rx_init_at(&rx, p, markers || p->markers_always, crc || p->crc_always, start);
+	/* The sender's message state (MSNs, the message under way), from the stream's start unless
+	 * the octets begin mid-conversation. */
+	iw_source src;
+	if (o->mid_stream)
+		iw_source_join(&src);
+	else
+		iw_source_init(&src);
 	size_t nfpdu = 0;
 	if (first_end)
 		*first_end = 0;
@@ -419,9 +419,16 @@ size_t iw_decode_fpdus(iw_decode_ctx *o, const iw_profile *p, bool markers, bool
 		if (st == IW_RX_FPDU) {
 			if (nfpdu++ == 0 && first_end)
 				*first_end = fp.start + fp.wire_len;
-			decode_fpdu(o, p, &fp);
+			decode_fpdu(o, p, &src, &fp);
 		} else if (st == IW_RX_ERROR) {
-			iw_decode_violation(o, err.req, err.kind, err.layer, err.etype, err.ecode, err.offset, err.detail);
+			/* The decoder speaks for a receiver; the violation is the sender's rule. */
+			char d[sizeof err.detail + 96];
+			snprintf(d, sizeof d, "%s%s", err.detail,
+				 iw_verify_crc_reversed(&err, &fp)
+					 ? " (the sender sent its CRC most-significant octet first; A1: least-significant first)"
+					 : "");
+			iw_decode_violation(o, iw_verify_stream_req(&err, &fp), err.kind, err.layer, err.etype, err.ecode,
+					    err.offset, d);
 			o->mpa_failed = true;
 			if (len && !o->json && !o->quiet)
 				printf("  %zu octets after the error are not decoded: nothing is passed after an MPA error "

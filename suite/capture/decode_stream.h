@@ -4,8 +4,10 @@
  * quietly, only counting the violations and keeping the first (a capture's summary line).
  *
  * `iwspec decode` uses it for a stream given as hex or a file, and for each direction of each
- * TCP connection of a capture. Everything is decoded by the engine; this module only prints.
- * In a capture, offsets are also given as the frame that carried the octet.
+ * TCP connection of a capture. Everything is decoded by the engine and judged by the verifiers
+ * the runner judges a DUT's octets with (suite/verify/verify.h: one judgment, the same
+ * requirement IDs and words); this module prints. In a capture, offsets are also given as the
+ * frame that carried the octet.
  */
 #ifndef IW_DECODE_STREAM_H
 #define IW_DECODE_STREAM_H
@@ -19,6 +21,7 @@
 #include "mpa_frame.h"
 #include "pcap_read.h"
 #include "profile.h"
+#include "verify.h"
 
 #define IW_DECODE_LINE_MAX 400
 
@@ -41,6 +44,9 @@ typedef struct iw_decode_ctx {
 	/* The octets given stop where the capture (a hole) or its reader (a limit) stopped, not where
 	 * the sender did: ending inside a startup frame or an FPDU is then no violation. */
 	bool stops_early;
+	/* The octets may begin mid-conversation (a dump without its startup frame, or from a later
+	 * offset): the sender's first MSNs and a message under way are taken as they come. */
+	bool mid_stream;
 	size_t *terminates;         /* when not NULL, counts the Terminate messages decoded */
 	iw_decode_first *first;     /* when not NULL and not yet set: receives the first violation */
 } iw_decode_ctx;
@@ -48,6 +54,9 @@ typedef struct iw_decode_ctx {
 /* Reports a violation (printed or appended to viols) and counts it in o->viol. */
 void iw_decode_violation(iw_decode_ctx *o, const char *req, enum iw_viol_kind kind, int layer, int etype, int ecode,
 			 uint64_t off, const char *detail);
+
+/* Reports what a verifier found broken (verify.h), the first rule and any more, at offset off. */
+void iw_decode_check(iw_decode_ctx *o, const iw_check *c, uint64_t off);
 
 /* True when buf starts like a startup frame: 12 or more of its first 16 octets are those of
  * the Request or the Reply key (a damaged key is still judged as a frame). */

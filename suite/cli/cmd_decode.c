@@ -44,7 +44,9 @@ static void usage(FILE *f)
 		"\n"
 		"Decodes an MPA byte stream: an optional startup frame (Request or Reply), then FPDUs.\n"
 		"Prints every field of every layer (MPA, DDP, RDMAP) and lists each violation with its\n"
-		"requirement ID (spec/requirements.md) and error code.\n"
+		"requirement ID (spec/requirements.md) and error code. Each FPDU and DDP segment is held\n"
+		"to the sender's rules by the checks `iwspec run` holds a DUT to, with the same IDs. CRC\n"
+		"fields are shown as the wire has them, as tshark shows them (CRC=0x... (wire order)).\n"
 		"\n"
 		"A FILE that is a capture (pcap or pcapng, as tcpdump, dumpcap or Wireshark write it) is\n"
 		"judged connection by connection: both directions of each TCP connection are reassembled,\n"
@@ -118,6 +120,9 @@ static void decode_stream(iw_decode_ctx *o, const iw_profile *p, bool markers, b
 	long flen = iw_decode_frame(o, p, buf, len, -1, false, NULL);
 	if (flen < 0)
 		return;
+	/* Without the startup frame, or from a later offset, the octets may start anywhere in the
+	 * conversation: no MSN is due yet. */
+	o->mid_stream = flen == 0 || start > 0;
 	size_t n = iw_decode_fpdus(o, p, markers, crc, start, buf + flen, len - (size_t)flen, NULL);
 	if (!o->json && n == 0 && flen == 0 && !o->mpa_failed)
 		printf("no FPDU in the stream\n");

@@ -54,4 +54,12 @@ static inline uint32_t iw_crc32c_get_wire(const uint8_t in[4])
 	return (uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 | (uint32_t)in[3] << 24;
 }
 
+/* The four octets a CRC value goes on the wire as, read in that order as one number: how a hex
+ * dump, tshark ("CRC check: 0x...") and iwspec's output show a CRC field. The CRC value 0xaf7642c1
+ * is sent c1 42 76 af and shown 0xc14276af. Only for printing: the value is what compares. */
+static inline uint32_t iw_crc32c_wire_order(uint32_t crc)
+{
+	return crc >> 24 | (crc >> 8 & 0xff00u) | (crc << 8 & 0xff0000u) | crc << 24;
+}
+
 #endif

@@ -101,8 +101,8 @@ static enum iw_rx_status finish(iw_mpa_rx *rx, iw_fpdu *out, iw_violation *err)
 		iw_violation *v = fail(rx, err, "MPA-5.2-14", IW_MPA_E_CRC);
 		if (v)
 			snprintf(v->detail, sizeof v->detail,
-				 "CRC field 0x%08" PRIx32 " (LS octet first), computed 0x%08" PRIx32
-				 " over %zu octets", crc_rx, crc_calc, n_cov);
+				 "CRC field 0x%08" PRIx32 ", should be 0x%08" PRIx32 " (both in wire order) over %zu octets",
+				 iw_crc32c_wire_order(crc_rx), iw_crc32c_wire_order(crc_calc), n_cov);
 		st = IW_RX_ERROR;
 	} else {
 		/* With a trusted CRC, every marker must agree with the length chain: FPDUPTR 0 at the

@@ -49,7 +49,7 @@ typedef struct iw_fpdu {
 	const uint8_t *ulpdu;   /* the ULPDU, markers removed; valid until the next push */
 	unsigned pad_len;
 	uint8_t pad[3];
-	uint32_t crc_received;  /* value read LS octet first */
+	uint32_t crc_received;  /* the value, read LS octet first (iw_crc32c_wire_order shows it as sent) */
 	uint32_t crc_computed;
 	bool crc_checked;       /* false when CRC is off by agreement */
 	bool crc_ok;

@@ -1,25 +1,28 @@
 /*
- * verify.h - judging the DUT's octets: what the engine decodes, held to the rules a conforming
- * sender keeps. The runner (suite/run/exec_receive.c) and the network fuzzer (fuzz/network/netfuzz_judge.c)
- * both judge through these functions, so a DUT's FPDU breaks the same requirement, with the
- * same words, wherever it is seen.
+ * verify.h - judging a sender's octets frame by frame: what the engine decodes, held to the rules
+ * a conforming sender keeps. The runner (suite/run/exec_receive.c) judges the DUT through these
+ * functions, the network fuzzer (fuzz/network/netfuzz_decode.c) too, and `iwspec decode`
+ * (suite/capture/decode_stream.c) each side of a capture: a sender's FPDU breaks the same
+ * requirement, with the same words, wherever it is seen ("one judgment, read twice").
  *
  * Each check returns true when the rule holds, or false with the requirement ID and a sentence
- * in *out; the caller turns that into its own verdict (a case's FAIL, a fuzzer's finding).
- * Either way out->rules lists the requirements the check applied to the frame (held or broken;
- * a rule that has nothing to look at in it, such as the pad of a ULPDU with none, is not
- * listed), so a runner can say which requirements were judged on the DUT's octets.
+ * in *out; the caller turns that into its own verdict (a case's FAIL, a fuzzer's finding, a
+ * line of decode's output). Either way out->rules lists the requirements the check applied to
+ * the frame (held or broken; a rule that has nothing to look at in it, such as the pad of a
+ * ULPDU with none, is not listed), so a runner can say which requirements were judged on the
+ * DUT's octets.
  *
- *   verify_mpa.c  one FPDU as MPA sent it (MPA-4-02, MPA-4.1-02, MPA-5.1-05, MPA-3.2-04), and a
- *                 stream the decoder refused, as the sender's rule it broke (MPA-5.2-11, MPA-5.1-03,
- *                 MPA-4.1-01)
- *   verify_ddp.c  the DUT as a DDP data source, segment by segment: DV and reserved bits
- *                 (DDP-6.1-08/09), MSNs per queue (DDP-6.3-08/09), the RDMAP reserved word
- *                 (DDP-6.3-02), one message at a time (DDP-6.1-03), constant STag/QN/MSN/RsvdULP
- *                 within a message (DDP-6.2-04/08, DDP-6.3-04/07/11), TO and MO progression
- *                 (DDP-7.2-05/07), no segment after its message's L=1 segment (DDP-6.1-05), no
- *                 ULPDU below 128 octets but a message's last (MPA-5.3.2-06); and a ULPDU's
- *                 headers as the engine parses them (DDP-6.2-01/02, DDP-6.3-01)
+ *   verify_mpa.c   one FPDU as MPA sent it (MPA-4-02, MPA-4.1-02, MPA-5.1-05, MPA-3.2-04), and a
+ *                  stream the decoder refused, as the sender's rule it broke (MPA-5.2-11,
+ *                  MPA-5.1-03, MPA-4.1-01)
+ *   verify_ddp.c   the sender as a DDP data source, segment by segment: DV and reserved bits
+ *                  (DDP-6.1-08/09), MSNs per queue (DDP-6.3-08/09), the RDMAP reserved word
+ *                  (DDP-6.3-02), one message at a time (DDP-6.1-03), constant STag/QN/MSN/RsvdULP
+ *                  within a message (DDP-6.2-04/08, DDP-6.3-04/07/11), TO and MO progression
+ *                  (DDP-7.2-05/07), no segment after its message's L=1 segment (DDP-6.1-05), no
+ *                  ULPDU below 128 octets but a message's last (MPA-5.3.2-06); and a ULPDU's
+ *                  headers as the engine parses them (DDP-6.2-01/02, DDP-6.3-01)
+ *   verify_check.c recording what a check applied and what it found broken (verify_int.h)
  */
 #ifndef IW_VERIFY_H
 #define IW_VERIFY_H
@@ -35,12 +38,31 @@
 #include "rdmap.h"
 
 #define IW_CHECK_MAX_RULES 12
+#define IW_CHECK_MAX_MORE 2
 
-/* A broken rule: its requirement ID (a static string) and what the DUT did; and the rules the
- * check applied, broken or not (static strings, in the order applied). */
+/* A broken rule beyond the first, as iw_check holds the first. */
+typedef struct iw_check_more {
+	const char *req;
+	enum iw_viol_kind kind;
+	int layer, etype, ecode;
+	char detail[240];
+} iw_check_more;
+
+/* A broken rule: its requirement ID (a static string) and what the sender did; how a receiver
+ * takes it (kind: FATAL when it must refuse the segment, SENDER when it ignores the fault) and
+ * the error it reports then (layer/etype/ecode as iw_violation has them, -1 when none applies).
+ * A check of rules that do not depend on one another (an FPDU's pad and marker fields, a DDP
+ * header's DV and reserved bits) goes on past the first broken one and records the others in
+ * more[]: a judge that lists every violation (decode) reads them, one that stops at the first
+ * (the runner) need not. And the rules the check applied, broken or not (static strings, in the
+ * order applied). */
 typedef struct iw_check {
 	const char *req;
 	char detail[240];
+	enum iw_viol_kind kind;
+	int layer, etype, ecode;
+	size_t nmore;
+	iw_check_more more[IW_CHECK_MAX_MORE];
 	size_t nrules;
 	const char *rules[IW_CHECK_MAX_RULES];
 } iw_check;
@@ -48,7 +70,8 @@ typedef struct iw_check {
 /* ---- verify_mpa.c ---- */
 
 /* The rules an FPDU the decoder accepted may still break as sent: zero pad octets, marker
- * RESERVED zero and FPDUPTR a multiple of 4. */
+ * RESERVED zero and FPDUPTR a multiple of 4 (each judged, the broken ones after the first in
+ * out->more). */
 bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out);
 
 /* No ULPDU is longer than 64768 octets, whatever the MSS (MPA-3.2-04). */
@@ -60,6 +83,11 @@ bool iw_verify_ulpdu_size(const iw_fpdu *fp, iw_check *out);
  * decoder's own requirement. fp is the FPDU the decoder was refusing (its markers as seen), or
  * NULL. */
 const char *iw_verify_stream_req(const iw_violation *err, const iw_fpdu *fp);
+
+/* True when the decoder refused fp for its CRC and the field holds the right CRC with its octets
+ * the wrong way round: the sender sent it most-significant octet first (A1: least-significant
+ * first, MPA-5.2-11). fp as iw_verify_stream_req takes it. */
+bool iw_verify_crc_reversed(const iw_violation *err, const iw_fpdu *fp);
 
 /* ---- verify_ddp.c ---- */
 
@@ -76,11 +104,17 @@ typedef struct iw_source {
 				     * a middle ULPDU below 128 breaks the floor itself (MPA-5.3.2-05),
 				     * not the packing rule (MPA-5.3.2-06); kept by iw_source_init's
 				     * callers after it */
+	unsigned msn_known;         /* queues (bit QN) whose next MSN is known: all from the start */
+	bool joined;                /* met mid-stream (iw_source_join) and no segment taken yet */
 } iw_source;
 
 void iw_source_init(iw_source *s);
 
-/* The DUT's ULPDU parsed by the engine (iw_rdmap_parse under p) and held to the header rules its
+/* A source met mid-stream (a dump that does not begin with the connection): each queue's first
+ * MSN is taken as it comes, and the first segment may continue a message already under way. */
+void iw_source_join(iw_source *s);
+
+/* A sender's ULPDU parsed by the engine (iw_rdmap_parse under p) and held to the header rules its
  * sender keeps: a tagged segment has the 14-octet tagged header (DDP-6.2-01) whose RsvdULP is
  * RDMAP's control octet as RDMAP set it, its RV and an opcode that travels tagged (DDP-6.2-02);
  * an untagged segment has the 18-octet untagged header (DDP-6.3-01). A ULPDU shorter than the
@@ -89,9 +123,22 @@ void iw_source_init(iw_source *s);
  * message. */
 bool iw_verify_ulpdu(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_rdmap_msg *m, iw_check *out);
 
-/* One DDP segment the DUT sent (m parsed by iw_rdmap_parse under profile p), judged against
+/* The rules of a DDP header alone, which need no message around it: DV is the profile's
+ * (DDP-6.1-09: the data source sends DV=1; a receiver refuses another with the T-appropriate
+ * "invalid DDP version" code) and the reserved bits are zero (DDP-6.1-08, ignored by receivers).
+ * Both judged; iw_verify_segment begins with them. For a judge that has the header of a ULPDU
+ * iw_verify_ulpdu refused (an RDMAP field wrong), so these faults are named too. */
+bool iw_verify_ddp_hdr(const iw_profile *p, const iw_ddp_hdr *h, iw_check *out);
+
+/* One DDP segment a sender sent (m parsed by iw_rdmap_parse under profile p), judged against
  * the message it continues or begins. On success the segment is taken into s (a message ends with its L=1
  * segment); on failure s is left as it was. */
 bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m, iw_check *out);
+
+/* Takes a segment iw_verify_segment refused into s as the sender meant it, for a judge that
+ * reads on past a fault (decode): the message it continues (same model, opcode and STag, or QN
+ * and MSN), or a new one from it, its queue's next MSN the one after its own. So one wrong MSN is
+ * one violation, not one per message after it. */
+void iw_source_take(iw_source *s, const iw_rdmap_msg *m);
 
 #endif

@@ -1,11 +1,10 @@
 /*
- * verify_ddp.c - the DUT as a DDP data source, segment by segment (DDP-6.1, 6.2, 6.3, 7.2;
- * RFC 5040 §4.2 for the RDMAP reserved word).
+ * verify_ddp.c - a sender as a DDP data source, segment by segment (DDP-6.1, 6.2, 6.3, 7.2;
+ * RFC 5040 §4.2 for the RDMAP reserved word). Most of these rules are the sender's alone (a sink
+ * places by TO or MO whatever came before): their faults are IW_VIOL_SENDER without a code.
  */
-#include "verify.h"
+#include "verify_int.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "iw_proto.h"
@@ -15,23 +14,14 @@ void iw_source_init(iw_source *s)
 	memset(s, 0, sizeof *s);
 	for (int q = 0; q < 4; q++)
 		s->next_msn[q] = 1; /* each queue's first MSN is 1 (DDP-6.3-09) */
+	s->msn_known = 0xFu;
 }
 
-static void applied(iw_check *out, const char *req)
+void iw_source_join(iw_source *s)
 {
-	if (out->nrules < IW_CHECK_MAX_RULES)
-		out->rules[out->nrules++] = req;
-}
-
-static bool broken(iw_check *out, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool broken(iw_check *out, const char *req, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	out->req = req;
-	vsnprintf(out->detail, sizeof out->detail, fmt, ap);
-	va_end(ap);
-	return false;
+	iw_source_init(s);
+	s->msn_known = 0;
+	s->joined = true;
 }
 
 /* RFC 5040: after the control octet, a Send's, Terminate's and Read Request's RsvdULP is
@@ -45,42 +35,46 @@ static bool rsvd_word_reserved(unsigned opcode)
 static bool first_segment(iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 {
 	const iw_ddp_hdr *h = &m->ddp;
-	if (!h->tagged && h->qn < 4) {
+	if (!h->tagged && h->qn < 4 && (s->msn_known & 1u << h->qn)) {
 		uint32_t want = s->next_msn[h->qn];
 		/* The queue's previous message ended with its L=1 segment: one more segment of it came
 		 * after the L=1 one (DDP-6.1-05), not a new message with a wrong MSN. */
 		if (want > 1)
-			applied(out, "DDP-6.1-05");
+			iw_check_applied(out, "DDP-6.1-05");
 		if (want > 1 && h->msn == want - 1)
-			return broken(out, "DDP-6.1-05", "the DUT's %s on QN %u carries MSN %u, of a message that "
-				      "already ended with its L=1 segment", iw_rdmap_op(m->opcode)->name, h->qn, h->msn);
-		applied(out, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08");
+			return iw_check_sender(out, "DDP-6.1-05",
+					       "the sender's %s on QN %u carries MSN %u, of a message that already ended "
+					       "with its L=1 segment", iw_rdmap_op(m->opcode)->name, h->qn, h->msn);
+		iw_check_applied(out, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08");
+		/* A sink takes an MSN for the buffer it names: another than the next one is an error
+		 * there, whose code depends on the buffers it has posted (A28), so none is given. */
 		if (h->msn != want)
-			return broken(out, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08",
-				      "the DUT's %s on QN %u has MSN %u, %u expected (%s)", iw_rdmap_op(m->opcode)->name,
-				      h->qn, h->msn, want,
-				      want == 1 ? "the first MSN is 1" : "one more than the previous message's");
+			return iw_check_broken(out, want == 1 ? "DDP-6.3-09" : "DDP-6.3-08", IW_VIOL_FATAL, -1, 0, 0,
+					       "the sender's %s on QN %u has MSN %u, %u expected (%s)",
+					       iw_rdmap_op(m->opcode)->name, h->qn, h->msn, want,
+					       want == 1 ? "the first MSN is 1" : "one more than the previous message's");
 	}
 	if (rsvd_word_reserved(m->opcode))
-		applied(out, "DDP-6.3-02");
+		iw_check_applied(out, "DDP-6.3-02");
 	if (rsvd_word_reserved(m->opcode) && iw_rdmap_rsvd_word(h))
-		return broken(out, "DDP-6.3-02", "the DUT's %s has RDMAP reserved word 0x%08x in DDP header octets 2-5",
-			      iw_rdmap_op(m->opcode)->name, iw_rdmap_rsvd_word(h));
+		return iw_check_sender(out, "DDP-6.3-02",
+				       "the sender's %s has RDMAP reserved word 0x%08x in DDP header octets 2-5",
+				       iw_rdmap_op(m->opcode)->name, iw_rdmap_rsvd_word(h));
 	return true;
 }
 
 bool iw_verify_ulpdu(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_rdmap_msg *m, iw_check *out)
 {
 	iw_violation v;
-	out->nrules = 0;
+	iw_check_begin(out);
 	bool ok = iw_rdmap_parse(p, ulpdu, len, m, &v);
 	/* The T bit says which header the sender meant; an empty ULPDU has none to judge. */
 	bool tagged = ok ? m->ddp.tagged : len > 0 && iw_ddp_octets_tagged(ulpdu);
 	if (len > 0)
-		applied(out, tagged ? "DDP-6.2-01" : "DDP-6.3-01");
+		iw_check_applied(out, tagged ? "DDP-6.2-01" : "DDP-6.3-01");
 	bool hdr_whole = ok || len >= iw_ddp_hdr_len(tagged);
 	if (tagged && hdr_whole)
-		applied(out, "DDP-6.2-02");
+		iw_check_applied(out, "DDP-6.2-02");
 	if (ok)
 		return true;
 	const char *req = v.req;
@@ -88,91 +82,121 @@ bool iw_verify_ulpdu(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_r
 		req = tagged ? "DDP-6.2-01" : "DDP-6.3-01";
 	else if (tagged && v.layer == IW_LAYER_RDMAP)
 		req = "DDP-6.2-02"; /* RV or opcode: the RsvdULP octet is not RDMAP's control octet */
-	return broken(out, req, "%s", v.detail);
+	return iw_check_broken(out, req, v.kind, v.layer, v.etype, v.ecode, "%s", v.detail);
 }
 
 static bool next_segment(const iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 {
 	const iw_ddp_hdr *h = &m->ddp, *f = &s->first;
-	applied(out, "DDP-6.1-03");
+	iw_check_applied(out, "DDP-6.1-03");
 	if (h->tagged != f->tagged || m->opcode != s->opcode)
-		return broken(out, "DDP-6.1-03", "a new %s began before the DUT's %s ended with L=1",
-			      iw_rdmap_op(m->opcode)->name, iw_rdmap_op(s->opcode)->name);
+		return iw_check_sender(out, "DDP-6.1-03", "a new %s began before the sender's %s ended with L=1",
+				       iw_rdmap_op(m->opcode)->name, iw_rdmap_op(s->opcode)->name);
 	if (h->tagged) {
-		applied(out, "DDP-6.2-08");
+		iw_check_applied(out, "DDP-6.2-08");
 		if (h->stag != f->stag)
-			return broken(out, "DDP-6.2-08", "STag changed within a message (0x%x then 0x%x)", f->stag, h->stag);
+			return iw_check_sender(out, "DDP-6.2-08", "STag changed within a message (0x%x then 0x%x)", f->stag,
+					       h->stag);
 		/* An L=1 segment beyond the octets so far: it was posted before segments of its message
 		 * that carry octets before it (DDP-6.1-05), not merely a wrong TO. */
 		if (h->last)
-			applied(out, "DDP-6.1-05");
+			iw_check_applied(out, "DDP-6.1-05");
 		if (h->last && h->to > f->to + s->len)
-			return broken(out, "DDP-6.1-05", "the DUT's L=1 segment (TO 0x%llx) came before the segments carrying "
-				      "the octets from TO 0x%llx on", (unsigned long long)h->to,
-				      (unsigned long long)(f->to + s->len));
-		applied(out, "DDP-7.2-07");
+			return iw_check_sender(out, "DDP-6.1-05",
+					       "the sender's L=1 segment (TO 0x%llx) came before the segments carrying the "
+					       "octets from TO 0x%llx on", (unsigned long long)h->to,
+					       (unsigned long long)(f->to + s->len));
+		iw_check_applied(out, "DDP-7.2-07");
 		if (h->to != f->to + s->len)
-			return broken(out, "DDP-7.2-07", "segment TO 0x%llx, expected initial TO + %zu = 0x%llx",
-				      (unsigned long long)h->to, s->len, (unsigned long long)(f->to + s->len));
-		applied(out, "DDP-6.2-04");
+			return iw_check_sender(out, "DDP-7.2-07", "segment TO 0x%llx, expected initial TO + %zu = 0x%llx",
+					       (unsigned long long)h->to, s->len, (unsigned long long)(f->to + s->len));
+		iw_check_applied(out, "DDP-6.2-04");
 		if (h->rsvdulp[0] != f->rsvdulp[0])
-			return broken(out, "DDP-6.2-04", "RsvdULP changed within a tagged message");
+			return iw_check_sender(out, "DDP-6.2-04", "RsvdULP changed within a tagged message");
 		return true;
 	}
-	applied(out, "DDP-6.3-07");
+	iw_check_applied(out, "DDP-6.3-07");
 	if (h->qn != f->qn)
-		return broken(out, "DDP-6.3-07", "QN changed within a message (%u then %u)", f->qn, h->qn);
-	applied(out, "DDP-6.3-11");
+		return iw_check_sender(out, "DDP-6.3-07", "QN changed within a message (%u then %u)", f->qn, h->qn);
+	iw_check_applied(out, "DDP-6.3-11");
 	if (h->msn != f->msn)
-		return broken(out, "DDP-6.3-11", "MSN changed within a message (%u then %u)", f->msn, h->msn);
-	applied(out, "DDP-6.3-04");
+		return iw_check_sender(out, "DDP-6.3-11", "MSN changed within a message (%u then %u)", f->msn, h->msn);
+	iw_check_applied(out, "DDP-6.3-04");
 	if (memcmp(h->rsvdulp, f->rsvdulp, sizeof h->rsvdulp))
-		return broken(out, "DDP-6.3-04", "RsvdULP changed within an untagged message");
+		return iw_check_sender(out, "DDP-6.3-04", "RsvdULP changed within an untagged message");
 	return true;
+}
+
+/* DV and the reserved bits, independent of each other: both judged. */
+static bool hdr_rules(const iw_profile *p, const iw_ddp_hdr *h, iw_check *out)
+{
+	/* DDP-6.1-09 is the data source's rule; DDP-6.1-10 (one DV on a stream) is the sink's. A
+	 * sink refuses another version with the T-appropriate code (A4). */
+	iw_check_applied(out, "DDP-6.1-09");
+	if (h->dv != p->ddp_version)
+		iw_check_broken(out, "DDP-6.1-09", IW_VIOL_FATAL, IW_LAYER_DDP,
+				h->tagged ? IW_DDP_ET_TAGGED : IW_DDP_ET_UNTAGGED,
+				h->tagged ? IW_DDP_EC_T_VERSION : IW_DDP_EC_U_VERSION,
+				"the sender's DDP version is %u, %u required (profile %s)", h->dv, p->ddp_version, p->name);
+	iw_check_applied(out, "DDP-6.1-08");
+	if (h->rsvd)
+		iw_check_sender(out, "DDP-6.1-08",
+				"the sender set DDP reserved bits 0x%x (they are sent as zero; receivers ignore them)", h->rsvd);
+	return out->req == NULL;
+}
+
+bool iw_verify_ddp_hdr(const iw_profile *p, const iw_ddp_hdr *h, iw_check *out)
+{
+	iw_check_begin(out);
+	return hdr_rules(p, h, out);
 }
 
 bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m, iw_check *out)
 {
 	const iw_ddp_hdr *h = &m->ddp;
-	out->nrules = 0;
-	applied(out, "DDP-6.1-09");
-	if (h->dv != p->ddp_version)
-		return broken(out, "DDP-6.1-09", "the DUT's DDP version is %u, %u required", h->dv, p->ddp_version);
-	applied(out, "DDP-6.1-08");
-	if (h->rsvd)
-		return broken(out, "DDP-6.1-08", "the DUT set DDP reserved bits 0x%x", h->rsvd);
+	iw_check_begin(out);
+	if (!hdr_rules(p, h, out))
+		return false;
 	if (!(s->in_msg ? next_segment(s, m, out) : first_segment(s, m, out)))
 		return false;
 	size_t before = s->in_msg ? s->len : 0, nseg = s->in_msg ? s->nseg : 0;
+	/* Met mid-stream, the first segment may be a later one of its message: its MO says where. */
+	if (s->joined && !h->tagged)
+		before = h->mo;
 	/* An L=1 segment beyond the octets so far was posted before segments carrying octets
 	 * before it (DDP-6.1-05), not merely given a wrong MO. */
 	if (!h->tagged && h->last && s->in_msg)
-		applied(out, "DDP-6.1-05");
+		iw_check_applied(out, "DDP-6.1-05");
 	if (!h->tagged && h->last && s->in_msg && h->mo > before)
-		return broken(out, "DDP-6.1-05", "the DUT's L=1 segment (MO %u) came before the segments carrying octets "
-			      "%zu to %u of its message", h->mo, before, h->mo);
+		return iw_check_sender(out, "DDP-6.1-05",
+				       "the sender's L=1 segment (MO %u) came before the segments carrying octets %zu to "
+				       "%u of its message", h->mo, before, h->mo);
 	if (!h->tagged)
-		applied(out, "DDP-7.2-05");
+		iw_check_applied(out, "DDP-7.2-05");
 	if (!h->tagged && h->mo != before)
-		return broken(out, "DDP-7.2-05", "segment %zu has MO %u, expected %zu (the octets before it)", nseg + 1,
-			      h->mo, before);
+		return iw_check_sender(out, "DDP-7.2-05", "segment %zu has MO %u, expected %zu (the octets before it)",
+				       nseg + 1, h->mo, before);
 	/* MULPDU never goes below 128, however little room packed FPDUs leave (MPA-5.3.2-06) or
 	 * however small the EMSS (MPA-5.3.2-05): only a message's last segment may be shorter. */
 	size_t ulpdu = m->hdr_len + m->payload_len;
 	const char *floor_req = s->emss_tiny ? "MPA-5.3.2-05" : "MPA-5.3.2-06";
 	if (!h->last)
-		applied(out, floor_req);
+		iw_check_applied(out, floor_req);
 	if (!h->last && ulpdu < IW_MPA_MULPDU_MIN)
-		return broken(out, floor_req, "segment %zu of the DUT's %s is a ULPDU of %zu octets without L=1: "
-			      "MULPDU never goes below %u, only a message's last segment may be shorter", nseg + 1,
-			      iw_rdmap_op(m->opcode)->name, ulpdu, IW_MPA_MULPDU_MIN);
+		return iw_check_sender(out, floor_req,
+				       "segment %zu of the sender's %s is a ULPDU of %zu octets without L=1: MULPDU "
+				       "never goes below %u, only a message's last segment may be shorter", nseg + 1,
+				       iw_rdmap_op(m->opcode)->name, ulpdu, IW_MPA_MULPDU_MIN);
+	s->joined = false;
 	if (!s->in_msg) {
-		if (!h->tagged && h->qn < 4)
-			s->next_msn[h->qn]++;
+		if (!h->tagged && h->qn < 4) {
+			s->next_msn[h->qn] = h->msn + 1;  /* the MSN rule held, or the queue is met here */
+			s->msn_known |= 1u << h->qn;
+		}
 		s->in_msg = true;
 		s->first = *h;
 		s->opcode = m->opcode;
-		s->len = 0;
+		s->len = before;    /* 0, or where a message met mid-stream stood */
 		s->nseg = 0;
 	}
 	s->len += m->payload_len;
@@ -180,4 +204,29 @@ bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m,
 	if (h->last)
 		s->in_msg = false;
 	return true;
+}
+
+void iw_source_take(iw_source *s, const iw_rdmap_msg *m)
+{
+	const iw_ddp_hdr *h = &m->ddp, *f = &s->first;
+	bool continues = s->in_msg && h->tagged == f->tagged && m->opcode == s->opcode &&
+			 (h->tagged ? h->stag == f->stag : h->qn == f->qn && h->msn == f->msn);
+	if (!continues) {
+		s->in_msg = true;
+		s->first = *h;
+		s->opcode = m->opcode;
+		s->nseg = 0;
+		if (!h->tagged && h->qn < 4) {
+			s->next_msn[h->qn] = h->msn + 1;
+			s->msn_known |= 1u << h->qn;
+		}
+	}
+	s->joined = false;
+	/* The octets before this segment's are where the sender put them, so the next segment is
+	 * judged against its own message and not against the fault. */
+	size_t at = h->tagged ? (h->to >= f->to ? (size_t)(h->to - f->to) : 0) : h->mo;
+	s->len = at + m->payload_len;
+	s->nseg++;
+	if (h->last)
+		s->in_msg = false;
 }

@@ -1,62 +1,46 @@
 /*
  * verify_mpa.c - an FPDU as its sender built it (MPA-4, MPA-4.1, MPA-5.1, MPA-3.2).
  */
-#include "verify.h"
-
-#include <stdio.h>
+#include "verify_int.h"
 
 #include "iw_proto.h"
-
-static void applied(iw_check *out, const char *req)
-{
-	if (out->nrules < IW_CHECK_MAX_RULES)
-		out->rules[out->nrules++] = req;
-}
-
-static bool broken(iw_check *out, const char *req, const char *detail, unsigned long long at)
-{
-	out->req = req;
-	snprintf(out->detail, sizeof out->detail, detail, at);
-	return false;
-}
 
 bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out)
 {
 	unsigned long long at = (unsigned long long)fp->start;
-	out->nrules = 0;
+	iw_check_begin(out);
 	/* The decoder accepted the FPDU: its CRC (when on) and its markers' FPDUPTRs were held to
 	 * the sender's rules already (a refusal is iw_verify_stream_req's). */
 	if (fp->crc_checked)
-		applied(out, "MPA-5.2-11");
+		iw_check_applied(out, "MPA-5.2-11");
 	if (fp->nmarkers) {
-		applied(out, "MPA-5.1-03");
-		applied(out, "MPA-4.1-01"); /* a swapped marker would have been refused (iw_verify_stream_req) */
+		iw_check_applied(out, "MPA-5.1-03");
+		iw_check_applied(out, "MPA-4.1-01"); /* a swapped marker would have been refused (iw_verify_stream_req) */
 	}
+	/* The three rules are independent: each is judged, whatever the one before found. */
 	if (fp->pad_len)
-		applied(out, "MPA-4-02");
+		iw_check_applied(out, "MPA-4-02");
 	if (fp->notes & IW_NOTE_PAD_NONZERO)
-		return broken(out, "MPA-4-02", "the DUT's FPDU at %llu has non-zero pad octets", at);
+		iw_check_sender(out, "MPA-4-02", "the sender's FPDU at %llu has non-zero pad octets", at);
 	if (fp->nmarkers)
-		applied(out, "MPA-4.1-02");
+		iw_check_applied(out, "MPA-4.1-02");
 	if (fp->notes & IW_NOTE_MARKER_RESERVED)
-		return broken(out, "MPA-4.1-02", "a DUT marker in the FPDU at %llu has RESERVED set", at);
+		iw_check_sender(out, "MPA-4.1-02", "a marker in the sender's FPDU at %llu has RESERVED set", at);
 	if (fp->nmarkers)
-		applied(out, "MPA-5.1-05");
+		iw_check_applied(out, "MPA-5.1-05");
 	if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
-		return broken(out, "MPA-5.1-05", "a DUT marker in the FPDU at %llu has FPDUPTR low bits set", at);
-	return true;
+		iw_check_sender(out, "MPA-5.1-05", "a marker in the sender's FPDU at %llu has FPDUPTR low bits set", at);
+	return out->req == NULL;
 }
 
 bool iw_verify_ulpdu_size(const iw_fpdu *fp, iw_check *out)
 {
-	out->nrules = 0;
-	applied(out, "MPA-3.2-04");
-	if (fp->ulpdu_length > IW_MPA_MULPDU_MAX) {
-		out->req = "MPA-3.2-04";
-		snprintf(out->detail, sizeof out->detail, "the DUT sent a ULPDU of %u octets, more than %u",
-			 fp->ulpdu_length, IW_MPA_MULPDU_MAX);
-		return false;
-	}
+	iw_check_begin(out);
+	iw_check_applied(out, "MPA-3.2-04");
+	/* The receiver takes it (A8), but no sender may post a ULPDU that large. */
+	if (fp->ulpdu_length > IW_MPA_MULPDU_MAX)
+		return iw_check_sender(out, "MPA-3.2-04", "the sender's ULPDU_Length is %u, more than %u octets",
+				       fp->ulpdu_length, IW_MPA_MULPDU_MAX);
 	return true;
 }
 
@@ -77,8 +61,17 @@ static bool marker_swapped(const iw_fpdu *fp)
 
 const char *iw_verify_stream_req(const iw_violation *err, const iw_fpdu *fp)
 {
-	/* The decoder speaks for a receiver; what the DUT broke is the sender's rule. */
+	/* The decoder speaks for a receiver; what the sender broke is the sender's rule. */
 	if (err->ecode == IW_MPA_E_MARKER)
 		return marker_swapped(fp) ? "MPA-4.1-01" : "MPA-5.1-03";
 	return err->ecode == IW_MPA_E_CRC ? "MPA-5.2-11" : err->req;
+}
+
+bool iw_verify_crc_reversed(const iw_violation *err, const iw_fpdu *fp)
+{
+	if (!fp || err->layer != IW_LAYER_LLP || err->ecode != IW_MPA_E_CRC)
+		return false;
+	uint32_t c = fp->crc_computed;
+	uint32_t swapped = c >> 24 | (c >> 8 & 0xff00u) | (c << 8 & 0xff0000u) | c << 24;
+	return fp->crc_received == swapped && swapped != c;
 }

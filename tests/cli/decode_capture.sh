@@ -63,9 +63,9 @@ expect 2 "--max-conns on a stream" "$IWSPEC" decode --max-conns 5 --hex 00
 grep -q "apply to a capture only" "$tmp/err" && ok || bad "--max-conns on a stream: message"
 
 # ---- the capture writer ----
-if ! "$CC" -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -I"$ROOT/capture" -I"$ROOT/engine" \
-	-o "$tmp/gen" "$ROOT/tests/cli/gen_conns.c" "$ROOT/capture/pcap_write.c" "$ROOT/capture/atomic_file.c" \
-	"$ROOT/engine/iw_err.c" -lpcap >"$tmp/cc.log" 2>&1; then
+if ! "$CC" -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -I"$ROOT/suite/capture" -I"$ROOT/suite/engine" \
+	-o "$tmp/gen" "$ROOT/tests/cli/gen_conns.c" "$ROOT/suite/capture/pcap_write.c" "$ROOT/suite/capture/atomic_file.c" \
+	"$ROOT/suite/engine/iw_err.c" -lpcap >"$tmp/cc.log" 2>&1; then
 	if [ "${CI:-}" = true ]; then
 		bad "cannot build tests/cli/gen_conns.c: $(head -c 300 "$tmp/cc.log")"
 	else

@@ -55,7 +55,7 @@ pdml_rows() {
 	function flush(    n, i, line, keys) {
 		if (kind == "") return
 		if (kind == "fpdu")
-			n = split("ulpdu crc mk t l dv qn msn mo stag to rv op inval sinkstag sinkto size srcstag srcto tlayer tetype tecode tm td tr tseglen tddp trdma", keys, " ")
+			n = split("ulpdu crc crcv mk t l dv qn msn mo stag to rv op inval sinkstag sinkto size srcstag srcto tlayer tetype tecode tm td tr tseglen tddp trdma", keys, " ")
 		else
 			n = split("m c r res rev pdlen", keys, " ")
 		line = "frame=" frame " from=" from " " kind
@@ -82,8 +82,8 @@ pdml_rows() {
 		else if (name == "iwarp_mpa.rev") put("rev", num(v))
 		else if (name == "iwarp_mpa.pdlength") put("pdlen", num(v))
 		else if (name == "iwarp_mpa.ulpdulength") put("ulpdu", num(v))
-		else if (name == "iwarp_mpa.crc_check") put("crc", index(attr($0, "showname"), "Good") ? "good" : "bad")
-		else if (name == "iwarp_mpa.crc") put("crc", "unchecked")
+		else if (name == "iwarp_mpa.crc_check") { put("crc", index(attr($0, "showname"), "Good") ? "good" : "bad"); put("crcv", tolower(v)) }
+		else if (name == "iwarp_mpa.crc") { put("crc", "unchecked"); put("crcv", tolower(v)) }
 		else if (name == "iwarp_mpa.marker_fpduptr") put("mk", ("mk" in f ? f["mk"] "," : "") num(v))
 		else if (name == "iwarp_ddp.tagged_flag") put("t", num(v))
 		else if (name == "iwarp_ddp.last_flag") put("l", num(v))
