@@ -38,12 +38,14 @@ contains "conforms" "Figure 5 conforms"
 # one flipped octet is a CRC error, MPA code 2
 FLIP=$(echo "$FIG5" | sed 's/00 00 00 01/00 00 00 03/')
 expect 1 "decode flipped octet" "$IWSPEC" decode --profile seed-exact --markers --hex "$FLIP"
-contains "MPA-5.2-14" "flipped octet cites the CRC requirement"
+contains "MPA-5.2-11" "flipped octet cites the sender's CRC requirement, as run does"
 contains "LLP/0x0/0x02" "flipped octet is MPA code 2"
 # the CRC in the wrong byte order is rejected too
 REV=$(echo "$FIG5" | sed 's/4c 86 b3 84/84 b3 86 4c/')
 expect 1 "decode reversed CRC" "$IWSPEC" decode --profile seed-exact --markers --hex "$REV"
 contains "LLP/0x0/0x02" "reversed CRC is MPA code 2"
+contains "CRC field 0x84b3864c, should be 0x4c86b384 (both in wire order)" "reversed CRC shown as the wire has it"
+contains "sent its CRC most-significant octet first" "reversed CRC named, as run names it"
 # the JSON form parses as JSON and says it conforms
 expect 0 "decode --json" "$IWSPEC" decode --profile seed-exact --markers --json --hex "$FIG5"
 contains '"conforms": true' "json conforms"
@@ -78,7 +80,7 @@ contains "Request frame" "Request decoded"
 # with Invalidate carries an STag there (DDP-6.3-02, a sender violation)
 SEND_RSVD='00 12 41 43 00 00 00 07 00000000 00000001 00000000 00000000'
 expect 1 "Send with a reserved word" "$IWSPEC" decode --no-crc --hex "$SEND_RSVD"
-contains "DDP-6.3-02 at offset 0: sender violation: RDMAP reserved word 0x00000007 in DDP header octets 2-5" "reserved word named"
+contains "DDP-6.3-02 at offset 0: sender violation: the sender's Send has RDMAP reserved word 0x00000007 in DDP header octets 2-5" "reserved word named"
 expect 0 "Send with Invalidate" "$IWSPEC" decode --no-crc --hex '00 12 41 46 00 00 00 07 00000000 00000001 00000000 00000000'
 contains "Invalidate STag=0x00000007" "Invalidate STag shown"
 # a Terminate's attached DDP header (RFC 5040 §4.8) is shown field by field: the segment at fault
