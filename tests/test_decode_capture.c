@@ -326,3 +326,87 @@ TEST(decode_capture_evicts_and_says_so)
 	free(out);
 	unlink(path);
 }
+
+/* Finding 14: a capture with nothing in it is a valid capture, not bad input. Whatever form it
+ * takes (a pcap header alone, of any link type; a pcapng file whose only block is its Section
+ * Header, which libpcap refuses and tshark reads), decode says plainly that there is nothing to
+ * judge and exits 3, the status --help gives for a capture without an MPA connection; so does a
+ * capture whose TCP connections are not iWARP, saying that. */
+TEST(decode_capture_with_nothing_in_it)
+{
+	static const uint8_t pcap_ppp[24] = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					     0xff, 0xff, 0, 0, 9, 0, 0, 0};
+	static const uint8_t shb[28] = {0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0,
+					0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0};
+	char path[256];
+	iw_decode_opts o;
+	iw_decode_opts_default(&o);
+	char *out;
+	iw_err e;
+	tmp_path(path, sizeof path, "empty.pcap");
+	iw_pcap_writer *w = iw_pcap_writer_new(IW_PCAP_LINK_ETHERNET, &e);
+	CHECK(w != NULL);
+	CHECK_EQ(iw_pcap_writer_commit(w, path, &e), 0);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_NO_MPA);
+	CHECK(strstr(out, "0 frames (EN10MB), 0 TCP connections") != NULL);
+	CHECK(strstr(out, "nothing to judge: the capture holds no packets\n") != NULL);
+	CHECK(strstr(out, "conforms") == NULL);
+	free(out);
+
+	const struct { const char *name; const uint8_t *b; size_t n; const char *say; } forms[] = {
+		{"ppp.pcap", pcap_ppp, sizeof pcap_ppp, "0 frames (PPP)"},
+		{"shb.pcapng", shb, sizeof shb, "(a pcapng file without an interface)"},
+	};
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		tmp_path(path, sizeof path, forms[i].name);
+		FILE *f = fopen(path, "wb");
+		CHECK(f && fwrite(forms[i].b, 1, forms[i].n, f) == forms[i].n);
+		if (f)
+			fclose(f);
+		CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_NO_MPA);
+		CHECK(strstr(out, "nothing to judge: the capture holds no packets") != NULL);
+		CHECK(strstr(out, forms[i].say) != NULL);
+		free(out);
+	}
+	/* Half a block is not a capture with nothing in it: unreadable. */
+	FILE *f = fopen(path, "wb");
+	CHECK(f && fwrite(shb, 1, 20, f) == 20);
+	if (f)
+		fclose(f);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_UNREADABLE);
+	free(out);
+
+	/* JSON: the document says why there is nothing to judge. */
+	o.json = true;
+	tmp_path(path, sizeof path, "shb.pcapng");
+	f = fopen(path, "wb");
+	CHECK(f && fwrite(shb, 1, sizeof shb, f) == sizeof shb);
+	if (f)
+		fclose(f);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_NO_MPA);
+	json_t *j = json_loads(out, 0, NULL);
+	CHECK(j != NULL);
+	CHECK(json_is_false(json_object_get(j, "conforms")));
+	const char *why = json_string_value(json_object_get(j, "nothing_to_judge"));
+	CHECK(why && strstr(why, "no packets") != NULL);
+	json_decref(j);
+	free(out);
+	o.json = false;
+
+	/* TCP, but not iWARP: said so. */
+	frames();
+	tmp_path(path, sizeof path, "http.pcap");
+	iw_pcap_chunk http[] = {{IW_PCAP_C2S, (const uint8_t *)"GET / HTTP/1.0\r\n\r\n", 18}};
+	CHECK_EQ(iw_pcap_write_conn(path, IW_PCAP_LINK_ETHERNET, NULL, http, 1, &e), 0);
+	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_NO_MPA);
+	CHECK(strstr(out, "nothing to judge: no iWARP (MPA) connection: none of its 1 TCP connection starts with an MPA "
+			  "Request or Reply") != NULL);
+	free(out);
+	unlink(path);
+	tmp_path(path, sizeof path, "empty.pcap");
+	unlink(path);
+	tmp_path(path, sizeof path, "ppp.pcap");
+	unlink(path);
+	tmp_path(path, sizeof path, "shb.pcapng");
+	unlink(path);
+}

@@ -21,6 +21,7 @@ typedef struct capctx {
 	size_t mpa, conform, with_viol, no_reply, incomplete, not_mpa;
 	size_t nviol;
 	size_t terminates;
+	char nothing[160];          /* no MPA connection: why, for the verdict line */
 	bool json_started;
 	size_t json_conns;
 } capctx;
@@ -178,7 +179,7 @@ static void text_summary(const capctx *cc, const iw_pcap_info *info)
 		printf("\n");
 	}
 	if (cc->mpa == 0)
-		printf("no MPA connection in the capture: no TCP connection starts with an MPA Request or Reply\n");
+		printf("nothing to judge: %s\n", cc->nothing);
 	else if (cc->nviol)
 		printf("%zu violation%s in %zu MPA connection%s\n", cc->nviol, plural(cc->nviol), cc->mpa, plural(cc->mpa));
 	else if (cc->incomplete)
@@ -194,6 +195,22 @@ static void text_summary(const capctx *cc, const iw_pcap_info *info)
 		       cc->terminates, plural(cc->terminates), cc->o->details ? "listed above" : "--details lists them");
 }
 
+/* Why a capture holds nothing to judge, said plainly: no packet at all, no TCP, or TCP
+ * connections none of which is iWARP. */
+static void nothing_why(capctx *cc, const iw_pcap_info *info)
+{
+	if (info->frames == 0)
+		snprintf(cc->nothing, sizeof cc->nothing, "the capture holds no packets%s",
+			 info->linktype < 0 ? " (a pcapng file without an interface)" : "");
+	else if (info->conns == 0)
+		snprintf(cc->nothing, sizeof cc->nothing, "no TCP segment in its %llu frame%s",
+			 (unsigned long long)info->frames, plural((size_t)info->frames));
+	else
+		snprintf(cc->nothing, sizeof cc->nothing,
+			 "no iWARP (MPA) connection: none of its %llu TCP connection%s starts with an MPA Request or Reply",
+			 (unsigned long long)info->conns, plural((size_t)info->conns));
+}
+
 static void json_end(const capctx *cc, const iw_pcap_info *info, const char *error)
 {
 	json_t *t = json_pack("{s:I, s:I, s:I, s:b, s:I}", "frames", (json_int_t)info->frames, "tcp_connections",
@@ -207,6 +224,8 @@ static void json_end(const capctx *cc, const iw_pcap_info *info, const char *err
 				      (json_int_t)info->late, "peak_open", (json_int_t)info->peak_open));
 	if (info->warning[0])
 		json_object_set_new(t, "warning", json_string(info->warning));
+	if (!error && cc->mpa == 0)
+		json_object_set_new(t, "nothing_to_judge", json_string(cc->nothing));
 	if (error)
 		json_object_set_new(t, "error", json_string(error));
 	printf("%s]", cc->json_conns ? "\n  " : "");
@@ -246,13 +265,15 @@ enum iw_decode_status iw_decode_capture(const char *path, const iw_decode_opts *
 		fprintf(stderr, "iwspec decode: %s\n", msg);
 		return IW_DECODE_UNREADABLE;
 	}
+	if (cc.mpa == 0)
+		nothing_why(&cc, &info);
 	if (o->json)
 		json_end(&cc, &info, NULL);
 	else
 		text_summary(&cc, &info);
 	if (cc.mpa == 0) {
 		if (o->json)
-			fprintf(stderr, "iwspec decode: no MPA connection in the capture\n");
+			fprintf(stderr, "iwspec decode: nothing to judge: %s\n", cc.nothing);
 		return IW_DECODE_NO_MPA;
 	}
 	return cc.nviol ? IW_DECODE_VIOLATIONS : IW_DECODE_CONFORMS;

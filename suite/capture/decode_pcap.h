@@ -25,7 +25,8 @@ enum iw_decode_status {
 	IW_DECODE_CONFORMS = 0,   /* every MPA connection conforms */
 	IW_DECODE_VIOLATIONS = 1, /* at least one violation (or a connection not judged to its end) */
 	IW_DECODE_UNREADABLE = 2, /* the file cannot be read as a capture */
-	IW_DECODE_NO_MPA = 3,     /* no MPA connection in it */
+	IW_DECODE_NO_MPA = 3,     /* nothing to judge: no MPA connection in it (no TCP, or no packet at
+				   * all: an empty capture is a capture, not bad input) */
 };
 
 typedef struct iw_decode_opts {

@@ -83,8 +83,9 @@ static void usage(FILE *f)
 		"                  and a connection that alone fills it is judged up to there, with a note\n"
 		"\n"
 		"exit status: 0 the stream conforms (a capture: every MPA connection, as far as judged),\n"
-		"             1 it has violations, 2 bad usage or unreadable input, 3 a capture holds no\n"
-		"             MPA connection\n",
+		"             1 it has violations, 2 bad usage or unreadable input, 3 nothing to judge: a\n"
+		"             capture that holds no MPA connection (no packet at all, no TCP, or TCP that\n"
+		"             is not iWARP); it is said which, and conformance is not claimed\n",
 		iw_profile_default()->name, names, IW_PCAP_MAX_CONNS_DEFAULT, IW_PCAP_MAX_HELD_DEFAULT >> 20);
 }
 
