@@ -57,7 +57,7 @@ static void one_case(hctx *h, const iw_case_result *r)
 		html_out(h, "</td><td>");
 		html_esc_s(h, q ? q->t : "-");
 		html_out(h, "</td><td>");
-		html_esc_s(h, q ? q->text : "(not a row of requirements.md §1)");
+		html_esc_s(h, q ? q->text : "(not a row of the catalog: requirements.md §1 or spec/rfc-rows.md §1)");
 		html_out(h, "</td></tr>\n");
 	}
 	html_out(h, "</table>\n");

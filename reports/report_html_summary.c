@@ -57,7 +57,7 @@ static void tally_head(hctx *h, const char *first, bool fam)
 {
 	iw_atomic_printf(h->af, "<table><tr><th>%s</th>", first);
 	if (fam)
-		html_out(h, "<th>wire MUSTs in requirements.md</th><th>cited by a case</th><th>exercised</th>");
+		html_out(h, "<th>wire MUSTs in the catalog</th><th>cited by a case</th><th>exercised</th>");
 	html_out(h, "<th>cases</th>");
 	for (int v = 0; v < IW_VERDICT_COUNT; v++)
 		iw_atomic_printf(h->af, "<th>%s</th>", iw_verdict_name((enum iw_verdict)v));

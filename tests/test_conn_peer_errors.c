@@ -205,7 +205,7 @@ TEST(conn_read_request_beyond_ird)
 		if (ord == 0) {
 			CHECK(ev != NULL);
 			if (ev) {
-				CHECK_STR(ev->viol.req, "RFC5040-5.2");
+				CHECK_STR(ev->viol.req, "RFC5040-5.2-08");
 				CHECK_EQ(ev->viol.layer, IW_LAYER_RDMAP);
 				CHECK_EQ(ev->viol.etype, IW_RDMAP_ET_OPERATION);
 				CHECK_EQ(ev->viol.ecode, IW_RDMAP_EC_CATASTROPHIC_STREAM);

@@ -692,17 +692,17 @@ TEST(ddp_sink_reregister_changes_range_and_validity)
 TEST(ddp_sink_check_read_codes)
 {
 	static const struct { uint32_t stag; uint64_t to; uint32_t len; int ecode; const char *req; } rows[] = {
-		{ STAG_RW, BASE, TLEN, -1, "RFC5040-5.2" },
-		{ STAG_RO, BASE + 1, 2, -1, "RFC5040-5.2" },
-		{ 0x9999, BASE, 4, 0x00, "RFC5040-5.2" },
-		{ STAG_DEAD, BASE, 4, 0x00, "RFC5040-5.2" },
-		{ STAG_RW, BASE - 1, 4, 0x01, "RFC5040-5.2" },
-		{ STAG_RW, BASE + TLEN - 3, 4, 0x01, "RFC5040-5.2" },
-		{ STAG_RW, BASE + TLEN, 1, 0x01, "RFC5040-5.2" },
+		{ STAG_RW, BASE, TLEN, -1, "RFC5040-5.2-04" },
+		{ STAG_RO, BASE + 1, 2, -1, "RFC5040-5.2-04" },
+		{ 0x9999, BASE, 4, 0x00, "RFC5040-5.2-04" },
+		{ STAG_DEAD, BASE, 4, 0x00, "RFC5040-5.2-04" },
+		{ STAG_RW, BASE - 1, 4, 0x01, "RFC5040-5.2-04" },
+		{ STAG_RW, BASE + TLEN - 3, 4, 0x01, "RFC5040-5.2-04" },
+		{ STAG_RW, BASE + TLEN, 1, 0x01, "RFC5040-5.2-04" },
 		{ STAG_WO, BASE, 4, 0x02, "ARCH-2.2-F1" },
-		{ STAG_OTHER_STREAM, BASE, 4, 0x03, "RFC5040-5.2" },
-		{ STAG_OTHER_PD, BASE, 4, 0x03, "RFC5040-5.2" },
-		{ STAG_TOP, 0xFFFFFFFFFFFFFFF8ull, 16, 0x04, "RFC5040-5.2" },
+		{ STAG_OTHER_STREAM, BASE, 4, 0x03, "RFC5040-5.2-04" },
+		{ STAG_OTHER_PD, BASE, 4, 0x03, "RFC5040-5.2-04" },
+		{ STAG_TOP, 0xFFFFFFFFFFFFFFF8ull, 16, 0x04, "RFC5040-5.2-04" },
 		{ 0xFFFFFFFF, UINT64_MAX, 0, -1, "DDP-7.2-10" },
 	};
 	fx f;

@@ -344,7 +344,7 @@ TEST(rdmap_parse_version)
 			CHECK_EQ(v.layer, IW_LAYER_RDMAP);
 			CHECK_EQ(v.etype, 2);
 			CHECK_EQ(v.ecode, 0x05);
-			CHECK_STR(v.req, "RFC5040-4.1");
+			CHECK_STR(v.req, "RFC5040-4.1-03");
 		}
 		CHECK_EQ(iw_rdmap_parse(seed, u, n, &m, &v), rv == 0);
 	}
@@ -367,7 +367,7 @@ TEST(rdmap_parse_unimplemented_opcodes)
 		CHECK_EQ(v.layer, IW_LAYER_RDMAP);
 		CHECK_EQ(v.etype, 2);
 		CHECK_EQ(v.ecode, 0x06);
-		CHECK_STR(v.req, "RFC5040-4.2");
+		CHECK_STR(v.req, "RFC5040-4.2-04");
 		CHECK_EQ(m.opcode, op);
 		CHECK_EQ(strstr(v.detail, "RFC 7306") != NULL, op <= 0xB);
 	}

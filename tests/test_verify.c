@@ -225,10 +225,11 @@ TEST(verify_segment_lists_the_rules_it_applied)
 	len[0] = untagged(u[0], IW_OP_SEND, 0, 1, 0, true, "a");
 	CHECK(iw_rdmap_parse(P(), u[0], len[0], &m, &v));
 	CHECK(iw_verify_segment(&s, P(), &m, &chk));
-	CHECK_EQ(chk.nrules, 5);
+	CHECK_EQ(chk.nrules, 6);
 	CHECK_STR(chk.rules[2], "DDP-6.3-09");
 	CHECK_STR(chk.rules[3], "DDP-6.3-02");
-	CHECK_STR(chk.rules[4], "DDP-7.2-05");
+	CHECK_STR(chk.rules[4], "RFC5040-4.1-07");
+	CHECK_STR(chk.rules[5], "DDP-7.2-05");
 
 	/* MSN 3 where 2 is due: MSN broken, listed; the reserved word and MO not reached. */
 	len[0] = untagged(u[0], IW_OP_SEND, 0, 3, 0, true, "a");
@@ -252,9 +253,11 @@ TEST(verify_ulpdu_headers_on_their_requirements)
 	size_t n = tagged(u, 7, 0x1000, true, "ok");
 	CHECK(iw_verify_ulpdu(P(), u, n, &m, &chk));
 	CHECK(m.ddp.tagged);
-	CHECK_EQ(chk.nrules, 2);
+	CHECK_EQ(chk.nrules, 6);    /* and RFC 5040's RV, opcode, model and Rsvd rows */
 	CHECK_STR(chk.rules[0], "DDP-6.2-01");
 	CHECK_STR(chk.rules[1], "DDP-6.2-02");
+	CHECK_STR(chk.rules[2], "RFC5040-4.1-02");
+	CHECK_STR(chk.rules[5], "RFC5040-4.1-04");
 	CHECK(!iw_verify_ulpdu(P(), u, IW_DDP_TAGGED_HDR_LEN - 4, &m, &chk));
 	CHECK_STR(chk.req, "DDP-6.2-01");
 	CHECK(strstr(chk.detail, "shorter") != NULL);
@@ -267,13 +270,17 @@ TEST(verify_ulpdu_headers_on_their_requirements)
 
 	n = untagged(u, IW_OP_SEND, 0, 1, 0, true, "ok");
 	CHECK(iw_verify_ulpdu(P(), u, n, &m, &chk));
-	CHECK_EQ(chk.nrules, 1);
+	CHECK_EQ(chk.nrules, 5);
 	CHECK_STR(chk.rules[0], "DDP-6.3-01");
+	CHECK_STR(chk.rules[3], "RFC5040-4.2-02");
 	CHECK(!iw_verify_ulpdu(P(), u, IW_DDP_UNTAGGED_HDR_LEN - 1, &m, &chk));
 	CHECK_STR(chk.req, "DDP-6.3-01");
 	u[IW_DDP_OFF_RSVDULP] = iw_rdmap_ctrl(P()->rdmap_version + 1, IW_OP_SEND);
 	CHECK(!iw_verify_ulpdu(P(), u, n, &m, &chk));
-	CHECK_STR(chk.req, "RFC5040-4.1");
+	CHECK_STR(chk.req, "RFC5040-4.1-02");   /* the sender's row of the field the parse refused */
+	u[IW_DDP_OFF_RSVDULP] = (uint8_t)(iw_rdmap_ctrl(P()->rdmap_version, IW_OP_SEND) | 0x30);
+	CHECK(!iw_verify_ulpdu(P(), u, n, &m, &chk));
+	CHECK_STR(chk.req, "RFC5040-4.1-04");
 	CHECK(!iw_verify_ulpdu(P(), u, 0, &m, &chk));
 	CHECK_EQ(chk.nrules, 0);
 }

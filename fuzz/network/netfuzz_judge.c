@@ -176,7 +176,7 @@ static void compare_kind(nf_dec *d, const nf_obs *o, bool sends, size_t skip, nf
 			if (o->failed || o->got_terminate)
 				return;
 			const nf_msgrec *e = &E->m[j];
-			nf_find(f, NF_F_MISSING, sends ? "DDP-7.4-01" : "RFC5040-4.4", false,
+			nf_find(f, NF_F_MISSING, sends ? "DDP-7.4-01" : "RFC5040-5.2-03", false,
 				"a conforming DUT sends %s (%u octets) here; the DUT did not%s",
 				sends ? "the echo of a delivered Send" : "a Read Response", e->len,
 				o->dut_rst ? " (it reset the connection)" : "");
@@ -197,7 +197,7 @@ static void compare_kind(nf_dec *d, const nf_obs *o, bool sends, size_t skip, nf
 					"the DUT's Send %zu carries %u octets where a conforming reflector echoes %u "
 					"different octets", i + 1, g->len, e->len);
 		} else if (g->opcode != e->opcode || g->stag != e->stag || g->to != e->to || g->len != e->len) {
-			nf_find(f, NF_F_CONTENT, "RFC5040-4.4", false,
+			nf_find(f, NF_F_CONTENT, "RFC5040-5.2-03", false,
 				"the DUT sent %s STag 0x%x TO 0x%llx with %u octets; a conforming DUT sends %s STag 0x%x "
 				"TO 0x%llx with %u", iw_rdmap_op(g->opcode)->name, g->stag, (unsigned long long)g->to,
 				g->len, iw_rdmap_op(e->opcode)->name, e->stag, (unsigned long long)e->to, e->len);
@@ -401,7 +401,7 @@ static bool judge_terminate(nf_dec *d, const nf_obs *o, const nf_expect *ex, nf_
 			return false;
 		}
 		if (!ex->terminate) {
-			nf_find(f, NF_F_TERMINATE, o->got_terminate ? "RFC5040-4.8" : o->failed ? "MPA-6.1-R4" : "DDP-8.2-01",
+			nf_find(f, NF_F_TERMINATE, o->got_terminate ? "RFC5040-5.4-04" : o->failed ? "MPA-6.1-R4" : "DDP-8.2-01",
 				false, "the DUT sent a Terminate where a conforming DUT %s",
 				o->got_terminate ? "closes without answering the harness's Terminate"
 				: o->failed ? "may not send an FPDU" : "has no error to report");
@@ -410,14 +410,14 @@ static bool judge_terminate(nf_dec *d, const nf_obs *o, const nf_expect *ex, nf_
 		iw_terminate t;
 		iw_err e;
 		if (iw_terminate_decode(d->dut.data + m->off, m->len, &t, &e) != IW_OK) {
-			nf_find(f, NF_F_TERMINATE, "RFC5040-4.8", false, "the DUT's Terminate cannot be decoded: %s", e.msg);
+			nf_find(f, NF_F_TERMINATE, "RFC5040-4.8-02", false, "the DUT's Terminate cannot be decoded: %s", e.msg);
 			return false;
 		}
 		if (!code_ok(ex->t_layer, ex->t_etype, ex->t_ecode, &t)) {
 			char got[96], want[96];
 			snprintf(got, sizeof got, "%s", iw_error_name(t.layer, t.etype, t.ecode));
 			snprintf(want, sizeof want, "%s", iw_error_name(ex->t_layer, ex->t_etype, ex->t_ecode));
-			nf_find(f, NF_F_TERMINATE, ex->t_layer == IW_LAYER_DDP ? "DDP-9.2-01" : "RFC5040-4.8", false,
+			nf_find(f, NF_F_TERMINATE, ex->t_layer == IW_LAYER_DDP ? "DDP-9.2-01" : "RFC5040-4.8-01", false,
 				"the DUT's Terminate reports %s; the error is %s (%s)", got, want,
 				o->err.req ? o->err.req : "");
 			return false;

@@ -32,6 +32,7 @@ enum iw_level { IW_LEVEL_MUST, IW_LEVEL_SHOULD, IW_LEVEL_MAY, IW_LEVEL_INFO };
 typedef struct iw_case_req {
 	char id[32];                /* e.g. "MPA-6.1-R5" */
 	enum iw_level level;
+	int line;                   /* of its `requirement:` header, for the catalog check's message */
 } iw_case_req;
 
 /* Capabilities a case needs from the DUT (its configuration declares them). */

@@ -30,8 +30,30 @@ static size_t section_len(const char *s, size_t n)
 	}
 }
 
+/* The end of an ID's last part, [up to two capitals]digits[a lower-case letter] ("R5", "04",
+ * "T4", "R1a"), read from i; 0 when there is none. */
+static size_t suffix_end(const char *s, size_t n, size_t i)
+{
+	size_t caps = 0;
+	while (i < n && s[i] >= 'A' && s[i] <= 'Z' && caps < 2) {
+		i++;
+		caps++;
+	}
+	size_t d = i;
+	while (i < n && is_digit(s[i]))
+		i++;
+	if (i == d)
+		return 0;
+	if (i < n && is_lower(s[i]))
+		i++;
+	return i;
+}
+
 /* A catalog ID (MPA-6.1-R5, MPAc-8.1-04, DDP-9.1-T4, ARCH-2.2-F1, MPA-6.1-R1a): PREFIX-SECTION-
- * [up to two capitals]digits[a lower-case letter]; or an RFC reference: RFCnnnn-SECTION. */
+ * [up to two capitals]digits[a lower-case letter]; an RFC-era row (RFC5040-4.8-03, RFC6581-9.3-F1:
+ * spec/rfc-rows.md); or the bare shape of an RFC section, RFCnnnn-SECTION, which parses so that
+ * the catalog check (suite/run/req_check.c) can name the rows of that section instead. Only the
+ * shape is checked here: whether the ID is a row is the catalog's business. */
 static bool req_id_ok(const char *s, size_t n)
 {
 	size_t i = 0;
@@ -43,7 +65,12 @@ static bool req_id_ok(const char *s, size_t n)
 			return false;
 		i++;
 		size_t k = section_len(s + i, n - i);
-		return k > 0 && i + k == n;
+		if (k == 0)
+			return false;
+		i += k;
+		if (i == n)
+			return true;
+		return s[i] == '-' && suffix_end(s, n, i + 1) == n;
 	}
 	if (i >= n || !(s[i] >= 'A' && s[i] <= 'Z'))
 		return false;
@@ -58,20 +85,7 @@ static bool req_id_ok(const char *s, size_t n)
 	i += k;
 	if (i >= n || s[i] != '-')
 		return false;
-	i++;
-	size_t caps = 0;
-	while (i < n && s[i] >= 'A' && s[i] <= 'Z' && caps < 2) {
-		i++;
-		caps++;
-	}
-	size_t d = i;
-	while (i < n && is_digit(s[i]))
-		i++;
-	if (i == d)
-		return false;
-	if (i < n && is_lower(s[i]))
-		i++;
-	return i == n;
+	return suffix_end(s, n, i + 1) == n;
 }
 
 /* The value of a header with any comment removed and spaces trimmed. */
@@ -108,7 +122,7 @@ static int header_requirement(parser *p, const char *v, const char *end)
 	cp_show(id, nid, b, sizeof b);
 	if (!req_id_ok(id, nid) || nid >= sizeof c->reqs[0].id)
 		return cp_err(p, "requirement: '%s' is not a requirement ID (like MPA-6.1-R5, MPAc-8.1-04, "
-			      "DDP-9.1-T4, ARCH-2.2-F1, or RFC5040-4.8)", b);
+			      "DDP-9.1-T4, ARCH-2.2-F1, RFC5040-4.8-03)", b);
 	if (c->nreqs >= IW_CASE_MAX_REQS)
 		return cp_limit(p, "too many requirements (limit %d)", IW_CASE_MAX_REQS);
 	enum iw_level level;
@@ -139,6 +153,7 @@ static int header_requirement(parser *p, const char *v, const char *end)
 	memcpy(r->id, id, nid);
 	r->id[nid] = '\0';
 	r->level = level;
+	r->line = p->line;
 	return 0;
 }
 

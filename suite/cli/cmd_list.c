@@ -7,6 +7,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "req_check.h"
 
 static void usage(FILE *f)
 {
@@ -52,6 +53,12 @@ int cmd_list(int argc, char **argv)
 	iw_err e;
 	if (iw_catalog_load(&cat, dir, select, argv[0], &e)) {
 		fprintf(stderr, "iwspec list: %s\n", e.msg);
+		return IW_EXIT_USAGE;
+	}
+	/* A requirement that is not a catalog row has no level and no words in any report. */
+	if (iw_catalog_check_reqs(&cat, &e)) {
+		fprintf(stderr, "iwspec list: %s\n", e.msg);
+		iw_catalog_free(&cat);
 		return IW_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < cat.n; i++) {

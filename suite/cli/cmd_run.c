@@ -16,6 +16,7 @@
 #include "iw_conn.h"
 #include "provenance.h"
 #include "report.h"
+#include "req_check.h"
 #include "run_reports.h"
 #include "runner.h"
 
@@ -234,6 +235,12 @@ int cmd_run(int argc, char **argv)
 	iw_catalog cat;
 	if (iw_catalog_load(&cat, case_dir, select, argv[0], &e)) {
 		fprintf(stderr, "iwspec run: %s\n", e.msg);
+		return IW_EXIT_USAGE;
+	}
+	/* A requirement that is not a catalog row would reach the reports with no level or words. */
+	if (iw_catalog_check_reqs(&cat, &e)) {
+		fprintf(stderr, "iwspec run: %s\n", e.msg);
+		iw_catalog_free(&cat);
 		return IW_EXIT_USAGE;
 	}
 	if (cat.n == 0) {

@@ -393,7 +393,7 @@ bool iw_sink_deliver(iw_ddp_sink *s, uint32_t qn, iw_sink_delivery *d)
 
 /* RDMAP codes: RFC 5040 section references (from the RFC's layout; the RFC text was not
  * available here), not catalog IDs. ARCH-2.2-F1 is the catalog's access-rights item. */
-#define REQ_RFC5040_READ "RFC5040-5.2"
+#define REQ_RFC5040_READ "RFC5040-5.2-04"   /* spec/rfc-rows.md: the source range is validated */
 
 bool iw_sink_check_read(const iw_ddp_sink *s, uint32_t stag, uint64_t to, uint32_t len, iw_sink_result *r)
 {

@@ -28,11 +28,14 @@
 
 /* RFC 5040 section tags, as in rdmap.c and ddp_sink.c (not catalog rows: the seeds define no
  * RDMAP). */
-#define REQ_RDMAP_OPCODE    "RFC5040-4.2"
-#define REQ_RDMAP_READ_REQ  "RFC5040-4.4"
-#define REQ_RDMAP_TERM      "RFC5040-4.8"
-#define REQ_RDMAP_READ      "RFC5040-5.2"
-#define REQ_RDMAP_INVAL     "RFC5040-5.3"
+/* Rows of spec/rfc-rows.md. */
+#define REQ_RDMAP_UNASKED   "RFC5040-5.2-06"    /* a Read Response nobody asked for */
+#define REQ_RDMAP_QUEUE     "RFC5040-4.2-05"    /* an opcode on another message's queue */
+#define REQ_RDMAP_READ_REQ  "RFC5040-4.4-03"    /* a Read Request that is not 28 octets */
+#define REQ_RDMAP_TERM      "RFC5040-4.8-02"    /* a Terminate that cannot be decoded */
+#define REQ_RDMAP_LOCAL     "RFC5040-4.8-09"    /* a local (catastrophic) failure */
+#define REQ_RDMAP_IRD       "RFC5040-5.2-08"    /* a Read Request beyond the IRD */
+#define REQ_RDMAP_INVAL     "RFC5040-5.3-06"    /* an STag that cannot be invalidated */
 
 static void send_terminate(iw_conn *c, const iw_violation *v, const uint8_t *ulpdu, size_t ulpdu_len)
 {
@@ -107,7 +110,7 @@ static void on_tagged(iw_conn *c, const iw_rdmap_msg *m, const uint8_t *u, size_
 		/* A Read Response answers our oldest Read Request and may only land in the sink
 		 * buffer that request named (RFC 5040 §5.2). */
 		if (c->rd_count == 0) {
-			fail_with(c, REQ_RDMAP_OPCODE, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, u,
+			fail_with(c, REQ_RDMAP_UNASKED, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, u,
 				  ul, "RDMA Read Response with no RDMA Read Request outstanding");
 			return;
 		}
@@ -243,7 +246,7 @@ static void serve_read(iw_conn *c, const iw_read_req *rr, const uint8_t *u, size
 	iw_err e;
 	if (iw_conn_queue_read_resp(c, rr, src, &e) != IW_OK) {
 		/* The Read Response does not fit the output queue: a local resource failure. */
-		fail_with(c, REQ_RDMAP_READ, IW_LAYER_RDMAP, IW_RDMAP_ET_CATASTROPHIC, 0, u, ul,
+		fail_with(c, REQ_RDMAP_LOCAL, IW_LAYER_RDMAP, IW_RDMAP_ET_CATASTROPHIC, 0, u, ul,
 			  "cannot answer an RDMA Read of %" PRIu32 " octets: %s", rr->size, e.msg);
 		return;
 	}
@@ -277,7 +280,7 @@ static void deliver_read_req(iw_conn *c, const iw_sink_delivery *d, const uint8_
 	 * IRD is the ULP's out-of-band business and is not judged here. */
 	bool rtr = c->rtr_expect && c->rtr_chosen == IW_RTR_READ && rr.size == 0;
 	if (!rtr && c->irdord_negotiated && c->params.ird == 0) {
-		fail_with(c, REQ_RDMAP_READ, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_CATASTROPHIC_STREAM,
+		fail_with(c, REQ_RDMAP_IRD, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_CATASTROPHIC_STREAM,
 			  u, ul, "RDMA Read Request beyond the IRD of 0 negotiated with the peer (its ORD was 0)");
 		return;
 	}
@@ -319,7 +322,7 @@ static void on_untagged(iw_conn *c, const iw_rdmap_msg *m, const uint8_t *u, siz
 	/* Each RDMAP message has its queue (RFC 5040); a valid QN carrying another queue's
 	 * message is an opcode that is unexpected there. Invalid QNs are the sink's (U1). */
 	if (qn <= IW_QN_TERMINATE && op->qn != (int)qn) {
-		fail_with(c, REQ_RDMAP_OPCODE, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, u, ul,
+		fail_with(c, REQ_RDMAP_QUEUE, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, u, ul,
 			  "%s (opcode 0x%X) on QN %" PRIu32 ", it belongs on QN %d", op->name, m->opcode, qn, op->qn);
 		return;
 	}

@@ -26,9 +26,9 @@
 #include "iw_conn_int.h"
 #include "iw_proto.h"
 
-/* RFC 6581's RTR negotiation is not in the requirements catalog (the seeds predate it); like
- * rdmap.c's "RFC5040-x" tags this names the RFC, not a catalog row. */
-#define REQ_RTR "RFC6581-RTR"
+/* RFC 6581's RTR negotiation: a row of spec/rfc-rows.md (the seeds predate it), the Reply
+ * choosing exactly one of the RTR types the Request offered. */
+#define REQ_RTR "RFC6581-9.2-02"
 
 static enum iw_mpa_kind expected_kind(const iw_conn *c)
 {

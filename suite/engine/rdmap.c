@@ -2,10 +2,9 @@
  * rdmap.c - RDMAP opcodes, the Read Request body, Terminate messages and the per-segment
  * RDMAP checks (RFC 5040; RFC 7306 opcodes recognised, not implemented).
  *
- * Requirement IDs of the form "RFC5040-4.x" are RFC 5040 section references, not catalog
- * IDs: the seeds define no RDMAP, so spec/requirements.md has no entry for these checks.
- * The section numbers follow the RFC's layout as remembered (4.1 control field, 4.2 message
- * definitions, 4.4 Read Request header, 4.8 Terminate header); the RFC text was not available.
+ * Requirement IDs of the form "RFC5040-4.1-03" are rows of the repository's spec/rfc-rows.md
+ * (the seeds define no RDMAP, so the drafts' requirements.md has none): the receiver's rules
+ * here; suite/verify/ holds the DUT's frames to the sender's rows of the same sections.
  */
 #include "rdmap.h"
 #include "iw_octets.h"
@@ -13,8 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define REQ_RDMAP_VERSION   "RFC5040-4.1"
-#define REQ_RDMAP_OPCODE    "RFC5040-4.2"
+#define REQ_RDMAP_VERSION   "RFC5040-4.1-03"   /* RV is not 1 */
+#define REQ_RDMAP_OPCODE    "RFC5040-4.2-04"   /* a reserved opcode */
+#define REQ_RDMAP_MODEL     "RFC5040-4.2-05"   /* the opcode in the other DDP model */
 #define REQ_DDP_SHORT       "DDP-6.4-01"
 
 static const iw_rdmap_opinfo ops[16] = {
@@ -58,7 +58,7 @@ int iw_read_req_decode(const uint8_t *buf, size_t len, iw_read_req *r, iw_err *e
 	memset(r, 0, sizeof *r);
 	if (len < IW_RDMAP_READ_REQ_LEN)
 		return iw_errf(e, IW_ETRUNC, "RDMA Read Request body of %zu octets, %d needed (%s)", len,
-			       IW_RDMAP_READ_REQ_LEN, "RFC5040-4.4");
+			       IW_RDMAP_READ_REQ_LEN, "RFC5040-4.4-01");
 	r->sink_stag = iw_get_be32(buf);
 	r->sink_to = iw_get_be64(buf + 4);
 	r->size = iw_get_be32(buf + 12);
@@ -85,7 +85,7 @@ int iw_terminate_encode(const iw_terminate *t, uint8_t *out, size_t cap, size_t 
 		size_t want = iw_ddp_hdr_len((t->ddp_hdr[0] & IW_DDP_T) != 0);
 		if (t->ddp_hdr_len != want)
 			return iw_errf(e, IW_EINVAL, "attached DDP header of %zu octets, but its T bit makes it "
-				       "%zu (RFC5040-4.8)", t->ddp_hdr_len, want);
+				       "%zu (RFC5040-4.8-02)", t->ddp_hdr_len, want);
 	}
 	size_t n = terminate_len(t);
 	if (cap < n)
@@ -116,7 +116,7 @@ int iw_terminate_decode(const uint8_t *buf, size_t len, iw_terminate *t, iw_err 
 	memset(t, 0, sizeof *t);
 	if (len < IW_RDMAP_TERM_CTRL_LEN)
 		return iw_errf(e, IW_ETRUNC, "Terminate body of %zu octets is shorter than its %d-octet control "
-			       "word (RFC5040-4.8)", len, IW_RDMAP_TERM_CTRL_LEN);
+			       "word (RFC5040-4.8-01)", len, IW_RDMAP_TERM_CTRL_LEN);
 	t->layer = (uint8_t)iw_term_ctrl_layer(buf);
 	t->etype = (uint8_t)iw_term_ctrl_etype(buf);
 	t->ecode = (uint8_t)iw_term_ctrl_ecode(buf);
@@ -131,12 +131,12 @@ int iw_terminate_decode(const uint8_t *buf, size_t len, iw_terminate *t, iw_err 
 		/* Length field plus the control octet that says how long the header is. */
 		if (len < o + 3)
 			return iw_errf(e, IW_ETRUNC, "Terminate with D ends after %zu octets, before the DDP segment "
-				       "length and the terminated DDP header's control octet (RFC5040-4.8)", len);
+				       "length and the terminated DDP header's control octet (RFC5040-4.8-02)", len);
 		t->ddp_seg_len = (uint16_t)(buf[o] << 8 | buf[o + 1]);
 		t->ddp_hdr_len = iw_ddp_hdr_len((buf[o + 2] & IW_DDP_T) != 0);
 		if (len < o + 2 + t->ddp_hdr_len)
 			return iw_errf(e, IW_ETRUNC, "Terminate ends after %zu octets, inside the %zu-octet %s "
-				       "terminated DDP header (RFC5040-4.8)", len, t->ddp_hdr_len,
+				       "terminated DDP header (RFC5040-4.8-02)", len, t->ddp_hdr_len,
 				       t->ddp_hdr_len == IW_DDP_TAGGED_HDR_LEN ? "tagged" : "untagged");
 		memcpy(t->ddp_hdr, buf + o + 2, t->ddp_hdr_len);
 		o += 2 + t->ddp_hdr_len;
@@ -144,7 +144,7 @@ int iw_terminate_decode(const uint8_t *buf, size_t len, iw_terminate *t, iw_err 
 	if (t->r) {
 		if (len < o + IW_RDMAP_READ_REQ_LEN)
 			return iw_errf(e, IW_ETRUNC, "Terminate ends after %zu octets, inside the %d-octet terminated "
-				       "RDMA header (RFC5040-4.8)", len, IW_RDMAP_READ_REQ_LEN);
+				       "RDMA header (RFC5040-4.8-02)", len, IW_RDMAP_READ_REQ_LEN);
 		memcpy(t->rdma_hdr, buf + o, IW_RDMAP_READ_REQ_LEN);
 	}
 	return IW_OK;
@@ -233,7 +233,7 @@ bool iw_rdmap_parse(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_rd
 	if (op->tagged != msg->ddp.tagged) {
 		snprintf(why, sizeof why, "%s (opcode 0x%X) travels in %s DDP segments, this one is %s", op->name,
 			 msg->opcode, op->tagged ? "tagged" : "untagged", msg->ddp.tagged ? "tagged" : "untagged");
-		return reject(v, REQ_RDMAP_OPCODE, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, why);
+		return reject(v, REQ_RDMAP_MODEL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, why);
 	}
 	return true;
 }

@@ -121,7 +121,7 @@ static bool as_model_judge(ctx *x, const iw_step *s)
 		} else if (ok && dm.opcode == IW_OP_READ_RESP && ir < nread) {
 			const iw_read_req *rr = &me[nr].rreq;
 			if (dm.first.stag != rr->sink_stag || dm.first.to != rr->sink_to || dm.len != rr->size)
-				ok = ex_fail(x, "RFC5040-4.4", "model: a Read Response of %u octets to STag 0x%x TO 0x%llx was due; "
+				ok = ex_fail(x, "RFC5040-5.2-03", "model: a Read Response of %u octets to STag 0x%x TO 0x%llx was due; "
 					  "the DUT sent %zu octets to STag 0x%x TO 0x%llx", rr->size, rr->sink_stag,
 					  (unsigned long long)rr->sink_to, dm.len, dm.first.stag, (unsigned long long)dm.first.to);
 			ir++;

@@ -312,7 +312,7 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 		if (dm.opcode != IW_OP_TERMINATE) {
 			ok = ex_fail(x, NULL, "expected a Terminate, the DUT sent %s", iw_rdmap_op(dm.opcode)->name);
 		} else if (iw_terminate_decode(dm.data, dm.len, &t, &e)) {
-			ok = ex_fail(x, "RFC5040-4.8", "the DUT's Terminate cannot be decoded: %s", e.msg);
+			ok = ex_fail(x, "RFC5040-4.8-02", "the DUT's Terminate cannot be decoded: %s", e.msg);
 		} else {
 			ex_note(x, "Terminate %s M=%d D=%d R=%d", iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r);
 			int el = ex_layer_value(iw_step_arg(s, "layer"));
@@ -324,7 +324,12 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			    !ex_pattern_ok(s, "d", t.d, why, sizeof why) || !ex_pattern_ok(s, "r", t.r, why, sizeof why))
 				ok = ex_fail(x, NULL, "%s", why);
 			else if (!terminate_headers_ok(x, s, &t, why, sizeof why))
-				ok = ex_fail(x, "RFC5040-4.8", "%s", why);
+				ok = ex_fail(x, strstr(why, "RDMA Read Request header") ? "RFC5040-4.8-04" : "RFC5040-4.8-03",
+					     "%s", why);
+			/* The 13 bits after M, D, R are the sender's to clear; no receiver reads them. */
+			else if ((dm.data[2] & 0x1Fu) || dm.data[3])
+				ok = ex_fail(x, "RFC5040-4.8-05", "the DUT's Terminate has reserved bits 0x%02x%02x set after M, D, R",
+					     dm.data[2] & 0x1Fu, dm.data[3]);
 		}
 	} else if (!strcmp(s->word, "greeting")) {
 		if (dm.opcode != IW_OP_SEND || !iw_greeting_len_ok(dm.len)) {

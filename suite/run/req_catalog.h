@@ -1,15 +1,16 @@
 /*
- * req_catalog.h - the requirements catalog (spec/requirements.md §1) as data, for the runner's
- * verdicts and for the reports.
+ * req_catalog.h - the requirements catalog as data, for the runner's verdicts and for the reports:
+ * the drafts' rows (the shared specification's requirements.md §1) and the RFC-era rows
+ * (spec/rfc-rows.md §1: RFC 5040, and RFC 5041/5044/6581 where they differ from the drafts).
  *
  * A broken requirement is judged at its catalog level (req_level.h: MUST -> FAIL, SHOULD ->
  * WARN), so the runner needs the catalog; the HTML report shows each case's requirement text and
  * level and a coverage table of the MUSTs observable on the wire. All of it is needed at run
  * time, without Python and without the shared specification, which is not part of the
- * repository. So req_catalog.c is a table generated from requirements.md by
- * tools/gen-req-catalog.sh and committed; regenerate it when the catalog changes:
+ * repository. So req_catalog.c is a table generated from requirements.md and rfc-rows.md by
+ * tools/gen-req-catalog.sh and committed; regenerate it when either file changes:
  *
- *   sh tools/gen-req-catalog.sh ../shared/spec/requirements.md > suite/run/req_catalog.c
+ *   sh tools/gen-req-catalog.sh ../shared/spec/requirements.md spec/rfc-rows.md > suite/run/req_catalog.c
  *
  * It lives in suite/run/, the lowest stage that judges, so suite/run/ and every stage after it (reports/,
  * fuzz/network/) read the same table.
@@ -38,15 +39,22 @@ typedef struct iw_req_info {
 	unsigned char wire;     /* observable on the wire: T names W or W* */
 	unsigned char gap;      /* enum iw_req_gap */
 	const char *gap_note;   /* the gap in words, for the coverage table */
+	unsigned char rfc;      /* a row of spec/rfc-rows.md (an RFC-era row), not of requirements.md */
 } iw_req_info;
 
 extern const iw_req_info iw_req_catalog[];
 extern const size_t iw_req_catalog_n;
-/* "requirements.md sha256 <hex>": the catalog version the table was generated from. */
+/* "requirements.md sha256 <hex>; rfc-rows.md sha256 <hex>": the catalog versions the table was
+ * generated from. */
 extern const char iw_req_catalog_source[];
 
 /* The catalog row of an id, or NULL. */
 const iw_req_info *iw_req_find(const char *id);
+
+/* Up to max catalog IDs closest to an id that is not a row (same family first, then the fewest
+ * edits), written to out as "A, B, C"; "" when none is close. For the error that names an ID a
+ * case cites and the catalog does not have. Returns out. */
+const char *iw_req_closest(const char *id, size_t max, char *out, size_t cap);
 
 /* The family of an id: everything before its last '-' ("MPA-6.1-R5" -> "MPA-6.1",
  * "DDP-9.1-T4" -> "DDP-9.1"). Writes into buf and returns it. */

@@ -28,3 +28,82 @@ const char *iw_req_family(const char *id, char *buf, size_t cap)
 		snprintf(buf, cap, "%s", id ? id : "");
 	return buf;
 }
+
+/* Edit distance of two short IDs (at most 31 characters each: iw_case_req's id), capped at 99. */
+static unsigned edits(const char *a, const char *b)
+{
+	unsigned row[33];
+	size_t na = strlen(a), nb = strlen(b);
+	if (na > 31 || nb > 31)
+		return 99;
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= na; i++) {
+		unsigned diag = row[0];
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= nb; j++) {
+			unsigned up = row[j];
+			unsigned best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[nb];
+}
+
+/* Lower is closer: the rows of the section an ID names ("RFC5040-4.8" -> "RFC5040-4.8-NN") come
+ * first, in catalog order; then the rows of its family ("RFC5040-4.8-3" -> "RFC5040-4.8-03"), then
+ * other rows, each by the fewest edits. */
+static unsigned closeness(const char *id, const iw_req_info *q)
+{
+	size_t n = strlen(id);
+	if (!strncmp(q->id, id, n) && q->id[n] == '-')
+		return 0;
+	char fa[40], fb[40];
+	iw_req_family(id, fa, sizeof fa);
+	iw_req_family(q->id, fb, sizeof fb);
+	if (strchr(id, '-') != strrchr(id, '-') && !strcmp(fa, fb))
+		return 1 + edits(id, q->id);
+	return 2 + edits(id, q->id);
+}
+
+const char *iw_req_closest(const char *id, size_t max, char *out, size_t cap)
+{
+	if (!cap)
+		return out;
+	out[0] = '\0';
+	if (!id || !max)
+		return out;
+	/* A near miss is a few edits away; beyond a third of the ID's length it is another ID. */
+	unsigned limit = 2 + (unsigned)(strlen(id) / 3 > 2 ? strlen(id) / 3 : 2);
+	size_t used = 0, shown = 0;
+	unsigned floor = 0;
+	while (shown < max) {
+		/* The next best score above those already shown, in catalog order within a score. */
+		unsigned best = 1000;
+		for (size_t i = 0; i < iw_req_catalog_n; i++) {
+			unsigned s = closeness(id, &iw_req_catalog[i]);
+			if (s >= floor && s < best)
+				best = s;
+		}
+		if (best > limit)
+			break;
+		for (size_t i = 0; i < iw_req_catalog_n && shown < max; i++) {
+			if (closeness(id, &iw_req_catalog[i]) != best)
+				continue;
+			int w = snprintf(out + used, cap - used, "%s%s", shown ? ", " : "", iw_req_catalog[i].id);
+			if (w < 0 || (size_t)w >= cap - used) {
+				out[used] = '\0';
+				return out;
+			}
+			used += (size_t)w;
+			shown++;
+		}
+		floor = best + 1;
+	}
+	return out;
+}

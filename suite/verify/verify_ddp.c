@@ -54,8 +54,10 @@ static bool first_segment(iw_source *s, const iw_rdmap_msg *m, iw_check *out)
 					       iw_rdmap_op(m->opcode)->name, h->qn, h->msn, want,
 					       want == 1 ? "the first MSN is 1" : "one more than the previous message's");
 	}
-	if (rsvd_word_reserved(m->opcode))
+	if (rsvd_word_reserved(m->opcode)) {
 		iw_check_applied(out, "DDP-6.3-02");
+		iw_check_applied(out, "RFC5040-4.1-07");    /* the same octets, RDMAP's row for them */
+	}
 	if (rsvd_word_reserved(m->opcode) && iw_rdmap_rsvd_word(h))
 		return iw_check_sender(out, "DDP-6.3-02",
 				       "the sender's %s has RDMAP reserved word 0x%08x in DDP header octets 2-5",
@@ -75,9 +77,30 @@ bool iw_verify_ulpdu(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_r
 	bool hdr_whole = ok || len >= iw_ddp_hdr_len(tagged);
 	if (tagged && hdr_whole)
 		iw_check_applied(out, "DDP-6.2-02");
+	/* RFC 5040 §4.1, §4.2 as a sender's rules: the parse above is the receiver's (rows -4.1-03,
+	 * -4.2-04, -4.2-05), a DUT's own message breaks the sender's row of the same field. Only
+	 * where the profile's RDMAP is RFC 5040's (the seeds' hex dumps carry RV 0). */
+	bool rfc_rdmap = p && p->rdmap_version == 1 && hdr_whole && len > 0;
+	if (rfc_rdmap) {
+		iw_check_applied(out, "RFC5040-4.1-02");
+		iw_check_applied(out, "RFC5040-4.2-01");
+		iw_check_applied(out, "RFC5040-4.2-02");
+	}
+	if (ok && rfc_rdmap) {
+		iw_check_applied(out, "RFC5040-4.1-04");
+		if (m->ddp.rsvdulp[0] & 0x30u)
+			return iw_check_sender(out, "RFC5040-4.1-04", "the sender's %s has the RDMAP Rsvd bits set "
+					       "(control octet 0x%02x)", iw_rdmap_op(m->opcode)->name, m->ddp.rsvdulp[0]);
+	}
 	if (ok)
 		return true;
 	const char *req = v.req;
+	if (rfc_rdmap && !strcmp(req, "RFC5040-4.1-03"))
+		req = "RFC5040-4.1-02";
+	else if (rfc_rdmap && !strcmp(req, "RFC5040-4.2-04"))
+		req = "RFC5040-4.2-01";
+	else if (rfc_rdmap && !strcmp(req, "RFC5040-4.2-05"))
+		req = "RFC5040-4.2-02";
 	if (len > 0 && !hdr_whole)
 		req = tagged ? "DDP-6.2-01" : "DDP-6.3-01";
 	else if (tagged && v.layer == IW_LAYER_RDMAP)
