@@ -96,10 +96,17 @@ TEST(drivers_hostile_endless)
 		send_request(fd, iw_profile_default(), false, -1);
 		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
 		CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
+		/* Without end: a mebibyte after the Reply, and the stream still open. Not 64 KiB in
+		 * each of 16 windows of 500 ms: that was a rate, which a loaded machine's scheduler
+		 * missed (20 octets short) while the DUT streamed on. The deadline is a hang guard. */
 		size_t total = 0;
-		for (int i = 0; i < 16; i++)
+		int64_t deadline = iw_net_now_ms() + 30000;
+		st = IW_NET_DATA;
+		while (total < 16 * sizeof buf && iw_net_now_ms() < deadline &&
+		       (st == IW_NET_DATA || st == IW_NET_TIMEOUT))
 			total += read_for(fd, buf, sizeof buf, 500, &st);
-		CHECK_EQ(total, 16 * sizeof buf);
+		CHECK(total >= 16 * sizeof buf);
+		CHECK(st == IW_NET_DATA || st == IW_NET_TIMEOUT);   /* not closed, not reset */
 	}
 	end_case(d, fd);
 }
