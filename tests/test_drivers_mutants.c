@@ -73,53 +73,70 @@ TEST(drivers_mutant_ignore_m)
 	}
 }
 
+/* One case of drivers_faults_all_end; returns how long the end took (ms), -1 when the driver
+ * did not open. The waits for the connection are hang guards: the DUT's connection or reset
+ * ends them, and a loaded machine that is late to dial must not read as a fault. */
+static int64_t fault_case(const char *profile, int role, const char *h, const char *m)
+{
+	iw_dut_config c;
+	iw_err e;
+	cfg_ref(&c, h, m);
+	CHECK_EQ(iw_dut_config_set(&c, "profile", profile, &e), IW_OK);
+	c.role = role == 0 ? IW_ROLE_RESPONDER : IW_ROLE_INITIATOR;
+	iw_driver *d = NULL;
+	if (iw_driver_open(&d, &c, &e) != IW_OK) {
+		check_fail(__FILE__, __LINE__, "open %s: %s", h ? h : m, e.msg);
+		return -1;
+	}
+	int fd = -1, st;
+	uint8_t buf[4096];
+	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	if (role == 0) {
+		int rc = d->ops->connect(d, &fd, 10000, 0, &e);
+		/* A DUT that resets at once may do so before connect() has reported success: the
+		 * race drivers_hostile_rst pins. */
+		bool rst_first = rc == IW_NET_ERESET_AT_ONCE && h && !strcmp(h, "rst");
+		if (!rst_first)
+			CHECK_EQ(rc, IW_OK);
+		if (fd >= 0)
+			send_request(fd, c.profile, true, -1);
+	} else {
+		CHECK_EQ(d->ops->accept(d, &fd, 10000, &e), IW_OK);
+	}
+	if (fd >= 0)
+		read_for(fd, buf, sizeof buf, 15, &st);
+	int64_t t0 = iw_net_now_ms();
+	end_case(d, fd);
+	return iw_net_now_ms() - t0;
+}
+
 /* Every hostile mode and mutant, in both roles, on every profile: a connection is made, a
- * little is exchanged, and the driver ends the case and closes promptly. */
+ * little is exchanged, and the driver ends the case and closes promptly.
+ *
+ * Promptly: the end (closing our side, ending the case, stopping the DUT) before the shortest
+ * timer a DUT here could wait out (1000 ms: DRAIN_MS, the slow drip). Only the end is timed:
+ * the whole case (a thread started, a dial, a handshake, 15 ms of reading) took 1552 ms under
+ * load with no timer involved, each step a wait for the scheduler. And a case whose end takes
+ * 950 ms or more is run again, up to three times in all: a DUT that waits out a timer does so
+ * every time (the faults are deterministic), a machine's load does not stay on one case. */
 TEST(drivers_faults_all_end)
 {
 	const char *profiles[] = {"rfc5044", "rfc6581", "culley-mpa-02"};
 	for (size_t pi = 0; pi < sizeof profiles / sizeof profiles[0]; pi++) {
 		for (int role = 0; role < 2; role++) {
 			for (int k = 0; k < IW_HOSTILE_COUNT + IW_MUTANT_COUNT - 1; k++) {
-				iw_dut_config c;
-				iw_err e;
 				const char *h = k < IW_HOSTILE_COUNT ? iw_hostile_info((enum iw_hostile)k)->name : NULL;
 				const char *m = k >= IW_HOSTILE_COUNT
 					? iw_mutant_info((enum iw_mutant)(k - IW_HOSTILE_COUNT + 1))->name : NULL;
-				cfg_ref(&c, h, m);
-				CHECK_EQ(iw_dut_config_set(&c, "profile", profiles[pi], &e), IW_OK);
-				c.role = role == 0 ? IW_ROLE_RESPONDER : IW_ROLE_INITIATOR;
-				iw_driver *d = NULL;
-				if (iw_driver_open(&d, &c, &e) != IW_OK) {
-					check_fail(__FILE__, __LINE__, "open %s: %s", h ? h : m, e.msg);
-					continue;
-				}
-				int fd = -1, st;
-				uint8_t buf[4096];
-				int64_t t0 = iw_net_now_ms();
-				CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-				if (role == 0) {
-					int rc = d->ops->connect(d, &fd, 1000, 0, &e);
-					/* A DUT that resets at once may do so before connect() has
-					 * reported success: the race drivers_hostile_rst pins. */
-					bool rst_first = rc == IW_NET_ERESET_AT_ONCE && h && !strcmp(h, "rst");
-					if (!rst_first)
-						CHECK_EQ(rc, IW_OK);
-					if (fd >= 0)
-						send_request(fd, c.profile, true, -1);
-				} else {
-					CHECK_EQ(d->ops->accept(d, &fd, 1000, &e), IW_OK);
-				}
-				if (fd >= 0)
-					read_for(fd, buf, sizeof buf, 15, &st);
-				end_case(d, fd);
-				/* Promptly: before the shortest timer a DUT here could wait out (1000 ms:
-				 * DRAIN_MS, the slow drip). Not 500 ms, which a loaded machine passed
-				 * (636 ms beside the rest of make test) with no timer involved. */
-				int64_t took = iw_net_now_ms() - t0;
-				if (took >= 950)
-					check_fail(__FILE__, __LINE__, "%s %s as %s took %lld ms", profiles[pi], h ? h : m,
-						   role ? "initiator" : "responder", (long long)took);
+				int64_t took[3] = { 0, 0, 0 };
+				int tries = 0;
+				do
+					took[tries] = fault_case(profiles[pi], role, h, m);
+				while (took[tries++] >= 950 && tries < 3);
+				if (took[tries - 1] >= 950)
+					check_fail(__FILE__, __LINE__, "%s %s as %s: its end took %lld, %lld and %lld ms",
+						   profiles[pi], h ? h : m, role ? "initiator" : "responder",
+						   (long long)took[0], (long long)took[1], (long long)took[2]);
 			}
 		}
 	}
