@@ -234,7 +234,7 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 	iw_decode_opts_default(&o);
 	char *out;
 	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_VIOLATIONS);
-	CHECK_EQ(count(out, "\n"), 30 + 4);         /* the lines, a blank line, three of summary */
+	CHECK_EQ(count(out, "\n"), 30 + 5);         /* the lines, a blank line, four of summary */
 	CHECK_EQ(count(out, "\nconnection ") + (strncmp(out, "connection ", 11) == 0), 30);
 	CHECK_EQ(count(out, ": conforms\n"), 10);
 	CHECK_EQ(count(out, "1 violation, responder: VIOLATION MPA-6.1-R2a"), 20);

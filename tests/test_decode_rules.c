@@ -198,3 +198,81 @@ TEST(decode_prints_the_crc_as_the_wire_has_it)
 	CHECK(strstr(out, bad) != NULL);
 	free(out);
 }
+
+/* Finding 10: decode took the profile from the Request's Rev and held the responder to it, so a
+ * Rev 0 Request answered with a Rev 1 Reply, an RFC 5044 responder that chose to interoperate
+ * (RFC 5044 §7.1.1, TR-03: run passes it, mpa.startup.resp.rev-00-rfc), was blamed for its Rev.
+ * Now the Reply is judged by the profile it shows when that profile may answer such a Request,
+ * and the output says which profile judged each side and why; with --profile the Reply is held
+ * to the profile given. */
+TEST(decode_does_not_blame_an_answer_some_profile_allows)
+{
+	const iw_profile *draft = iw_profile_get(IW_PROFILE_RDDP_MPA_01), *rfc = iw_profile_get(IW_PROFILE_RFC5044);
+	capb b;
+	cb_start(&b, draft, rfc);
+	cb_seg(&b, 0, send_hdr(1), IW_OP_SEND, "abcd", 4);
+	cb_seg(&b, 1, send_hdr(1), IW_OP_SEND, "abcd", 4);
+	char *out;
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 0);
+	CHECK(strstr(out, "profile rddp-mpa-01 (guessed from the Request's Rev 0; --profile chooses another); the "
+			  "responder's rfc5044 (from its Reply, Rev 1: an RFC 5044 responder may answer a Rev 0 Request so)") !=
+	      NULL);
+	CHECK(strstr(out, "VIOLATION") == NULL);
+	CHECK_EQ(count(out, "RDMAP RV=1 Opcode=0x3 (Send)"), 2);    /* both sides' FPDUs judged */
+	free(out);
+	CHECK_EQ(cb_decode(&b, true, NULL, &out), 0);
+	json_t *j = json_loads(out, 0, NULL);
+	json_t *c0 = json_array_get(json_object_get(j, "connections"), 0);
+	CHECK_STR(json_string_value(json_object_get(c0, "profile")), "rddp-mpa-01");
+	CHECK_STR(json_string_value(json_object_get(c0, "responder_profile")), "rfc5044");
+	const char *why = json_string_value(json_object_get(c0, "profile_reason"));
+	CHECK(why && strstr(why, "guessed from the Request's Rev 0") != NULL);
+	json_decref(j);
+	free(out);
+	/* The profile given: the Reply is held to it. */
+	CHECK_EQ(cb_decode(&b, false, draft, &out), 1);
+	CHECK(strstr(out, "profile rddp-mpa-01 (given)") != NULL);
+	CHECK(strstr(out, "VIOLATION MPA-6.1.1-07 at offset 17") != NULL);
+	free(out);
+
+	/* A Rev 1 Request and Reply with RFC 6581's Enhanced bit and IRD/ORD block (an RFC 6581
+	 * stack at Rev 1, which RFC 6581 accepts): rfc6581's, not rfc5044 Res bits. */
+	const iw_profile *enh = iw_profile_get(IW_PROFILE_RFC6581);
+	memset(&b, 0, sizeof b);
+	iw_mpa_frame f;
+	iw_mpa_frame_init(&f, enh, IW_MPA_REQUEST);
+	f.rev = 1;
+	cb_frame(&b, 0, &f);
+	iw_mpa_frame_init(&f, enh, IW_MPA_REPLY);
+	f.rev = 1;
+	cb_frame(&b, 1, &f);
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 0);
+	CHECK(strstr(out, "profile rfc6581 (guessed from the Request: its Rev 1, which rfc6581 also accepts") != NULL);
+	free(out);
+	CHECK_EQ(cb_decode(&b, false, rfc, &out), 1);
+	CHECK(strstr(out, "VIOLATION MPA-6.1.1-05") != NULL);   /* given rfc5044, 0x10 is a Res bit */
+	free(out);
+
+	/* The other way round no profile allows: a draft responder closes on a Rev 1 Request. */
+	cb_start(&b, rfc, draft);
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
+	CHECK(strstr(out, "VIOLATION MPA-6.1.1-07 at offset 17") != NULL);
+	free(out);
+
+	/* A Rev 0 Request with no Reply: an RFC 5044 responder may refuse it by closing, so that is
+	 * no violation unless the draft is given; a Rev 1 Request no Reply answers still is. */
+	cb_start(&b, draft, draft);
+	b.n = 1;
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 0);
+	CHECK(strstr(out, "no Reply, which is no violation here: an RFC 5044 responder may refuse a Rev 0 Request by "
+			  "closing (--profile rddp-mpa-01 holds the responder to a Reply)") != NULL);
+	free(out);
+	CHECK_EQ(cb_decode(&b, false, draft, &out), 1);
+	CHECK(strstr(out, "VIOLATION MPA-6.1-R2a") != NULL);
+	free(out);
+	cb_start(&b, rfc, rfc);
+	b.n = 1;
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
+	CHECK(strstr(out, "VIOLATION MPA-6.1-R2a") != NULL);
+	free(out);
+}

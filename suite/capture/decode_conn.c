@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decode_profile.h"
 #include "iw_proto.h"
 #include "mpa_frame.h"
 
@@ -218,10 +219,23 @@ static int initiator_of(const iw_pcap_conn *c, const int guess[2], bool culley)
 
 /* A valid Request that nothing answered (MPA-6.1-R2a as iwspec holds it, the runner's rule too:
  * docs/case-language.md). False when that cannot be told: the connection was not seen to its end (the eviction is the finding then). */
-static bool no_reply(connctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end, const side *ini, side *rsp)
+static bool no_reply(connctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end, const side *ini, side *rsp,
+		     const iw_decode_profiles *pp)
 {
 	if (end->why == IW_PCAP_END_EVICTED || end->why == IW_PCAP_END_OVER_HELD)
 		return false;
+	/* A responder of another profile may close on this Request: silence is no fault then. */
+	const iw_profile *q = iw_decode_profiles_may_refuse(pp, ini->s->data, ini->flen);
+	if (q) {
+		snprintf(cc->v->excused, sizeof cc->v->excused,
+			 "no Reply, which is no violation here: an %s responder may refuse a Rev %u Request by closing "
+			 "(--profile %s holds the responder to a Reply)", q->mpa_doc, ini->f.rev, pp->ini->name);
+		if (text_out(cc))
+			printf("  %s\n", cc->v->excused);
+		else if (json_out(cc))
+			json_array_append_new(json_object_get(cc->jc, "notes"), json_string(cc->v->excused));
+		return true;
+	}
 	char how[96], d[192];
 	end_text(c, end, how, sizeof how);
 	uint64_t fq = iw_pcap_frame_of(ini->s, ini->flen - 1);
@@ -269,28 +283,34 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 	sd[ini].role = "initiator";
 	sd[rsp].role = "responder";
 
-	const iw_profile *p = forced;
-	char pwhy[96] = "";
-	if (!p) {
-		uint8_t rev = c->dir[ini].len > IW_MPA_FRAME_OFF_REV ? iw_mpa_frame_rev(c->dir[ini].data)
-								 : IW_MPA_REV_RFC5044;
-		p = iw_profile_get(rev == 0 ? IW_PROFILE_RDDP_MPA_01 : rev == 2 ? IW_PROFILE_RFC6581 : IW_PROFILE_RFC5044);
-		snprintf(pwhy, sizeof pwhy, " (from the Request's Rev %u; --profile chooses another)", rev);
-	}
-	v->profile = p->name;
+	/* The initiator's profile from its Request's Rev (or the one given); the responder's the
+	 * same, unless its Reply shows another that answers such a Request (decode_profile.h). */
+	iw_decode_profiles pp;
+	iw_decode_profiles_guess(&pp, forced, c->dir[ini].data, c->dir[ini].len, guess[ini] == IW_MPA_REQUEST);
+	const iw_profile *ps[2];
+	ps[ini] = ps[rsp] = pp.ini;
 
 	/* Both frames first, silently: each direction's markers depend on the other's frame. */
 	for (int k = 0; k < 2 && !culley; k++) {
 		const iw_pcap_stream *s = sd[k].s;
 		if (guess[k] < 0)
 			continue;
-		int rc = iw_mpa_frame_decode(p, s->data, s->len, &sd[k].f, &sd[k].flen, NULL);
+		int rc = iw_mpa_frame_decode(pp.ini, s->data, s->len, &sd[k].f, &sd[k].flen, NULL);
 		sd[k].has_frame = rc == IW_OK;
 		if (rc == IW_OK)
-			sd[k].frame_ok = iw_mpa_frame_check(p, &sd[k].f, k == ini ? IW_MPA_REQUEST : IW_MPA_REPLY, NULL);
+			sd[k].frame_ok = iw_mpa_frame_check(pp.ini, &sd[k].f, k == ini ? IW_MPA_REQUEST : IW_MPA_REPLY, NULL);
 	}
+	if (!culley && sd[ini].frame_ok && sd[rsp].has_frame &&
+	    iw_decode_profiles_reply(&pp, &sd[ini].f, sd[rsp].s->data, sd[rsp].s->len, &sd[rsp].f, &sd[rsp].flen)) {
+		ps[rsp] = pp.rsp;
+		sd[rsp].frame_ok = true;
+	}
+	v->profile = pp.ini->name;
+	v->profile_rsp = pp.rsp->name;
+	snprintf(v->profile_why, sizeof v->profile_why, "%s", pp.why);
+	snprintf(v->profile_brief, sizeof v->profile_brief, "%s", pp.brief);
 	bool started = culley || (sd[ini].frame_ok && sd[rsp].frame_ok);
-	bool rejected = !culley && started && sd[rsp].f.r && p->r_bit;
+	bool rejected = !culley && started && sd[rsp].f.r && ps[rsp]->r_bit;
 	bool full = started && !rejected;
 	bool mk[2], crc;
 	mk[ini] = culley || sd[rsp].f.m;
@@ -298,12 +318,13 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 	crc = culley || sd[ini].f.c || sd[rsp].f.c;
 
 	if (json_out(&cc)) {
-		cc.jc = json_pack("{s:I, s:s, s:s, s:s, s:b, s:[]}", "connection", (json_int_t)c->number, "client", a,
-				  "server", b, "profile", p->name, "handshake", c->handshake, "directions");
+		cc.jc = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:[]}", "connection", (json_int_t)c->number,
+				  "client", a, "server", b, "profile", pp.ini->name, "responder_profile", pp.rsp->name,
+				  "profile_reason", pp.why, "handshake", c->handshake, "directions");
 		json_object_set_new(cc.jc, "notes", json_array());
 		v->json = cc.jc;
 	} else if (text_out(&cc)) {
-		printf("connection %llu: %s -> %s, profile %s%s\n", (unsigned long long)c->number, a, b, p->name, pwhy);
+		printf("connection %llu: %s -> %s, profile %s\n", (unsigned long long)c->number, a, b, pp.why);
 		if (!c->handshake)
 			printf("  (no SYN in the capture: the connection may have started before it)\n");
 	}
@@ -328,7 +349,8 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 		ctx_for(&cc, x, &o, 0);
 		if (!culley) {
 			if (x->s->len == 0) {
-				if (k == rsp && sd[ini].frame_ok && !x->s->hole && !x->s->cut && !no_reply(&cc, c, end, &sd[ini], x) &&
+				if (k == rsp && sd[ini].frame_ok && !x->s->hole && !x->s->cut &&
+				    !no_reply(&cc, c, end, &sd[ini], x, &pp) &&
 				    text_out(&cc))
 					printf("  the responder sent nothing\n");
 			} else if (guess[k] < 0) {
@@ -337,8 +359,8 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 						    k == ini ? "the initiator's first octets are not a Request"
 							     : "the responder's first octets are not a Reply");
 			} else {
-				iw_decode_frame(&o, p, x->s->data, x->s->len, k == ini ? IW_MPA_REQUEST : IW_MPA_REPLY, true,
-						NULL);
+				iw_decode_frame(&o, ps[k], x->s->data, x->s->len, k == ini ? IW_MPA_REQUEST : IW_MPA_REPLY,
+						true, NULL);
 			}
 		}
 		if (k == rsp && !culley && sd[ini].has_frame && !sd[ini].frame_ok && sd[rsp].has_frame)
@@ -349,7 +371,7 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 			/* Frames mark the conversation's start; without them, so does a SYN. */
 			o.mid_stream = culley && !c->handshake;
 			if (x->s->len > x->flen)
-				v->fpdus[k == ini ? 0 : 1] = iw_decode_fpdus(&o, p, mk[k], crc, 0, x->s->data + x->flen,
+				v->fpdus[k == ini ? 0 : 1] = iw_decode_fpdus(&o, ps[k], mk[k], crc, 0, x->s->data + x->flen,
 									    x->s->len - x->flen, &first_end[k]);
 		} else if (rejected) {
 			no_fpdus(&cc, x, k == rsp ? "MPA-6.1-R2e" : "MPA-6.1-R3c",

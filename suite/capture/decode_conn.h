@@ -3,7 +3,8 @@
  *
  * The direction that starts with a Request is the initiator's, the other the responder's.
  * The profile is the one given, or the one the Request's Rev speaks (0 rddp-mpa-01, 1 rfc5044,
- * 2 rfc6581). Markers are on what a side sends iff the peer's frame had M=1, CRC iff either
+ * 2 rfc6581), the responder's the one its Reply shows where that answers such a Request
+ * (decode_profile.h); a missing Reply is blamed only when no such profile may refuse. Markers are on what a side sends iff the peer's frame had M=1, CRC iff either
  * frame had C=1. Both frames and every FPDU are decoded by decode_stream.h, with each
  * violation's requirement ID, stream offset and capture frame; across the two directions the
  * startup rules are checked too: no FPDU from the initiator before the Reply (MPA-6.1-R3a),
@@ -48,7 +49,11 @@ typedef struct iw_decode_conn_opts {
 typedef struct iw_conn_verdict {
 	bool mpa;                   /* judged as MPA: a startup frame, or a profile without frames */
 	char why_not[128];          /* when not: why */
-	const char *profile;        /* the profile's name, when judged */
+	const char *profile;        /* the initiator's profile, when judged */
+	const char *profile_rsp;    /* the responder's: the same, or the one its Reply showed */
+	char profile_why[256];      /* which profile judged each side and why (decode_profile.h) */
+	char profile_brief[128];    /* the same in short */
+	char excused[224];          /* when a missing Reply is no fault: why */
 	size_t fpdus[2];            /* FPDUs decoded: [0] the initiator's, [1] the responder's */
 	size_t violations;          /* violations, the capture's own findings (holes) included */
 	iw_decode_first first;      /* the first of them */

@@ -87,8 +87,10 @@ static void summary_line(const iw_pcap_conn *c, const iw_conn_verdict *v)
 		return;
 	}
 	printf("connection %llu: %s -> %s, frames %llu-%llu, FPDUs %zu+%zu, profile %s: ", (unsigned long long)c->number,
-	       a, b, (unsigned long long)f0, (unsigned long long)f1, v->fpdus[0], v->fpdus[1], v->profile);
-	if (!v->violations)
+	       a, b, (unsigned long long)f0, (unsigned long long)f1, v->fpdus[0], v->fpdus[1], v->profile_brief);
+	if (!v->violations && v->excused[0])
+		printf("conforms; %s", v->excused);
+	else if (!v->violations)
 		printf("conforms");
 	else if (v->violations == 1)
 		printf("1 violation, %s: %s", v->first_role, v->first.text);
@@ -113,6 +115,8 @@ static void json_conn(capctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end,
 		json_object_set_new(s, "first", json_string(v->first.text));
 	if (v->incomplete)
 		json_object_set_new(s, "note", json_string(v->note));
+	if (v->excused[0])
+		json_object_set_new(s, "no_reply_excused", json_string(v->excused));
 	json_object_set_new(v->json, "summary", s);
 	printf("%s\n    ", cc->json_conns++ ? "," : "");
 	put_json(v->json, 4);
@@ -164,6 +168,12 @@ static void text_summary(const capctx *cc, const iw_pcap_info *info)
 	       plural((size_t)info->conns), info->peak_open);
 	if (info->warning[0])
 		printf("note: %s\n", info->warning);
+	if (cc->mpa && cc->o->profile)
+		printf("profile: %s for every connection (given)\n", cc->o->profile->name);
+	else if (cc->mpa)
+		printf("profiles: each connection's from its Request's Rev (0 rddp-mpa-01, 1 rfc5044, 2 rfc6581, any other "
+		       "rfc5044), a responder's from its Reply's Rev where an RFC responder may answer such a Request so; "
+		       "--profile fixes one\n");
 	if (info->late)
 		printf("note: %llu segment%s came after their connection was judged (a late ACK or retransmission, "
 		       "or the rest of an evicted connection): not judged\n",

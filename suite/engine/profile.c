@@ -97,3 +97,21 @@ bool iw_profile_rev_ok(const iw_profile *p, uint8_t rev)
 {
 	return p->startup_frames && rev >= p->rev_accept_min && rev <= p->rev_accept_max;
 }
+
+const iw_profile *iw_profile_of_rev(uint8_t rev)
+{
+	switch (rev) {
+	case IW_MPA_REV_DRAFT: return &profiles[IW_PROFILE_RDDP_MPA_01];
+	case IW_MPA_REV_RFC5044: return &profiles[IW_PROFILE_RFC5044];
+	case IW_MPA_REV_RFC6581: return &profiles[IW_PROFILE_RFC6581];
+	default: return NULL;
+	}
+}
+
+bool iw_profile_may_answer(const iw_profile *p, uint8_t rev)
+{
+	if (iw_profile_rev_ok(p, rev))
+		return true;
+	bool rfc = p->id == IW_PROFILE_RFC5044 || p->id == IW_PROFILE_RFC6581;
+	return rfc && iw_profile_of_rev(rev) != NULL;
+}

@@ -66,4 +66,16 @@ void iw_profile_names(char *buf, size_t cap);
 /* True when a receiver of profile p accepts startup-frame revision rev. */
 bool iw_profile_rev_ok(const iw_profile *p, uint8_t rev);
 
+/* The profile whose frames carry revision rev: 0 rddp-mpa-01, 1 rfc5044, 2 rfc6581; NULL for
+ * any other (seed-exact shares Rev 0 but only reproduces the seeds' dumps). */
+const iw_profile *iw_profile_of_rev(uint8_t rev);
+
+/* True when a responder of profile p may answer a Request of revision rev rather than close:
+ * always for the revisions it accepts (it must, if the Request is otherwise valid); and for an
+ * RFC profile also another revision some profile speaks (0, 1, 2), since RFC 5044 §7.1.1 has a
+ * receiver close only when it cannot interoperate with a revision (requirements.md §4.1 and
+ * TR-03: answering a Rev 0 Request and closing on it both conform). A draft responder closes
+ * on every Rev but 0 (MPA-6.1.1-07). */
+bool iw_profile_may_answer(const iw_profile *p, uint8_t rev);
+
 #endif

@@ -91,7 +91,7 @@ for n in 10000 100000; do
 	expect 1 "$n connections without a Reply" "$IWSPEC" decode "$tmp/c.pcap"
 	measure "$n connections"
 	count "^connection " $n "one line per connection"
-	count "^connection [0-9]*: .*, FPDUs 0+0, profile rfc5044: 1 violation, responder: VIOLATION MPA-6.1-R2a at offset 0: error: no Reply to the Request (frame [0-9]*): the responder sent nothing before the connection closed (FIN both ways" \
+	count "^connection [0-9]*: .*, FPDUs 0+0, profile rfc5044 (from Rev 1): 1 violation, responder: VIOLATION MPA-6.1-R2a at offset 0: error: no Reply to the Request (frame [0-9]*): the responder sent nothing before the connection closed (FIN both ways" \
 		$n "each connection's line names the missing Reply"
 	lines=$(wc -l <"$tmp/out")
 	if [ "$lines" -le $((n + 6)) ]; then ok; else bad "$n connections: $lines lines of output, wanted about one per connection"; fi

@@ -124,7 +124,7 @@ expect 2 "dump fields of a missing file" "$IWSPEC" vectors --dump-fields "$tmp/n
 # ---- iwspec decode on captures ----
 expect 0 "decode a conforming capture" "$IWSPEC" decode "$tmp/v/$basic"
 contains "the capture conforms: 1 MPA connection" "conforming capture verdict"
-contains "^connection 1: 10.0.0.1:40001 -> 10.0.0.2:4791, frames 1-[0-9]*, FPDUs [0-9]*+[0-9]*, profile [a-z0-9-]*: conforms$" \
+contains "^connection 1: 10.0.0.1:40001 -> 10.0.0.2:4791, frames 1-[0-9]*, FPDUs [0-9]*+[0-9]*, profile [a-z0-9-]* (from Rev [0-9]*): conforms$" \
 	"one summary line for the connection"
 expect 0 "decode --details" "$IWSPEC" decode --details "$tmp/v/$basic"
 contains "offset 0 (frame 4): MPA Request frame" "Request located in frame 4"
