@@ -8,15 +8,10 @@
 #   - SIGINT ends the wait promptly (exit 130);
 #   - bad values are refused before anything runs (exit 2) with a message naming the problem.
 # $IWSPEC names the binary (default build/iwspec). Ends with "N passed, N failed".
-IWSPEC=${IWSPEC:-build/iwspec}
-pass=0
-failn=0
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 spid=
-trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+on_exit '[ -n "$spid" ] && kill "$spid" 2>/dev/null'
 
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
 show() { sed 's/^/    /' "$1" | head -30 >&2; }
 now() { date +%s; }
 
@@ -54,8 +49,8 @@ while [ -z "$port" ] && [ $i -lt 20 ]; do
 done
 if [ -z "$port" ]; then
 	bad "no free port for the DUT (iwspec serve --port N failed 20 times)"; show "$tmp/serve.log"
-	echo "wait_dut: $pass passed, $failn failed"
-	exit 1
+	finish wait_dut
+	exit
 fi
 DUT="tcp:127.0.0.1:$port"
 CASE=mpa.startup.resp.happy-path
@@ -158,5 +153,4 @@ if [ ! -e "$tmp/bad" ]; then ok; else bad "a bad --wait-dut left a report direct
 expect 0 "run --help" "$IWSPEC" run --help
 contains "--wait-dut DURATION" "run --help names --wait-dut"
 
-echo "wait_dut: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+finish wait_dut
