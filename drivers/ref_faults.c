@@ -191,6 +191,17 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 		"comes 15 ms later or after a TCP hole (out-of-order segments: a held, lost or re-cut segment), it "
 		"drops the partial FPDU and takes the next read to begin a new one",
 		"framing", NULL },
+	[IW_MUTANT_RDMAP_RSVD_CHECKED] = { "rdmap-rsvd-checked", "RFC5040-4.1-05",
+		"checks the two Rsvd bits of the RDMAP Control Field: a message with them set is refused as one of "
+		"another RDMAP version (Terminate 0x2/0x05)", "rdmap", NULL },
+	[IW_MUTANT_SHORT_RREQ_DROPPED] = { "short-rreq-dropped", "RFC5040-4.4-03",
+		"silently discards an RDMA Read Request whose body is not the 28-octet header: no Read Response, no "
+		"Terminate", "rdmap", NULL },
+	[IW_MUTANT_TERM_NO_HEADERS] = { "term-no-headers", "RFC5040-4.8-03",
+		"its Terminates carry the control word alone: M, D and R clear, no DDP segment length, no DDP or RDMA "
+		"header of the message at fault", "rdmap", NULL },
+	[IW_MUTANT_TERM_RSVD_SET] = { "term-rsvd-set", "RFC5040-4.8-05",
+		"sets the reserved octet of its Terminates' control word (0xFF after M, D, R)", "rdmap", NULL },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)

@@ -111,6 +111,11 @@ enum iw_mutant {
 	IW_MUTANT_TAGGED_RV_WRONG,
 	/* Framing by read boundaries: caught by the raw segment path's cases (issue 16). */
 	IW_MUTANT_RESYNC_ON_READ,
+	/* RDMAP rules of spec/rfc-rows.md no mutant broke before (issue 29). */
+	IW_MUTANT_RDMAP_RSVD_CHECKED,
+	IW_MUTANT_SHORT_RREQ_DROPPED,
+	IW_MUTANT_TERM_NO_HEADERS,
+	IW_MUTANT_TERM_RSVD_SET,
 	IW_MUTANT_COUNT
 };
 

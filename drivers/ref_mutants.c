@@ -155,6 +155,8 @@ bool iw_mut_is_in(enum iw_mutant m)
 	case IW_MUTANT_RREQ_QN_UNCHECKED:
 	case IW_MUTANT_SEND_SE_INV_UNCHECKED:
 	case IW_MUTANT_INVALIDATE_IGNORED:
+	case IW_MUTANT_RDMAP_RSVD_CHECKED:
+	case IW_MUTANT_SHORT_RREQ_DROPPED:
 		return true;
 	default:
 		return false;
@@ -178,6 +180,8 @@ bool iw_mut_is_out(enum iw_mutant m)
 	case IW_MUTANT_L_ON_MIDDLE:
 	case IW_MUTANT_TAGGED_RV_WRONG:
 	case IW_MUTANT_TERM_WRONG_LAYER:
+	case IW_MUTANT_TERM_NO_HEADERS:
+	case IW_MUTANT_TERM_RSVD_SET:
 		return true;
 	default:
 		return false;
@@ -416,6 +420,27 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 			put_hdr(&h, u);
 		}
 		return true;
+	case IW_MUTANT_RDMAP_RSVD_CHECKED:
+		/* RFC5040-4.1-05: the Rsvd bits are checked: set, they are taken for a version the model
+		 * refuses (RV 0 where the stream's is 1). */
+		if (h.rsvdulp[0] & 0x30u) {
+			h.rsvdulp[0] = iw_rdmap_ctrl(rv ? 0 : 1, op);
+			put_hdr(&h, u);
+		}
+		return true;
+	case IW_MUTANT_SHORT_RREQ_DROPPED:
+		/* RFC5040-4.4-03: a Read Request that is not 28 octets is dropped without a word; it
+		 * becomes a zero-length RDMA Write, which the model takes without a check (DDP-7.2-10). */
+		if (!h.tagged && op == IW_OP_READ_REQ && h.qn == IW_QN_READ_REQ && plen != IW_RDMAP_READ_REQ_LEN) {
+			iw_ddp_hdr z;
+			memset(&z, 0, sizeof z);
+			z.tagged = z.last = true;
+			z.dv = h.dv;
+			z.rsvdulp[0] = iw_rdmap_ctrl(rv, IW_OP_WRITE);
+			put_hdr(&z, u);
+			*n = IW_DDP_TAGGED_HDR_LEN;
+		}
+		return true;
 	case IW_MUTANT_PLACE_AFTER_ERROR:
 		/* DDP-9.1-03: after its error the DUT still places the RDMA Writes that follow. */
 		if (!f->model_failed)
@@ -464,6 +489,18 @@ bool iw_mut_rewrite_out(iw_fault_conn *f, uint8_t *u, size_t *n)
 		/* RFC5040-4.8: the Terminate names the wrong layer (RDMAP and DDP swapped, LLP as 3). */
 		if (!h.tagged && op == IW_OP_TERMINATE && *n >= hl + 4)
 			u[hl] ^= 0x10;
+		return true;
+	case IW_MUTANT_TERM_NO_HEADERS:
+		/* RFC5040-4.8-03: the Terminate keeps its control word and drops what M, D, R announce. */
+		if (!h.tagged && op == IW_OP_TERMINATE && *n > hl + 4) {
+			u[hl + 2] &= 0x1Fu;
+			*n = hl + 4;
+		}
+		return true;
+	case IW_MUTANT_TERM_RSVD_SET:
+		/* RFC5040-4.8-05: the octet after M, D, R (reserved) is sent as 0xFF. */
+		if (!h.tagged && op == IW_OP_TERMINATE && *n >= hl + 4)
+			u[hl + 3] = 0xFF;
 		return true;
 	case IW_MUTANT_MSN_START_0:
 		/* DDP-6.3-09: every queue's MSNs start at 0 instead of 1. */
