@@ -58,7 +58,7 @@ static void basic(vgen *g)
 	conv_send(cv, CONV_I, IW_OP_SEND_SE, 5);
 	conv_finish(cv, g, "A whole connection: Request and Reply (C=1, no markers), a Send echoed by the responder, an "
 			   "RDMA Write, an RDMA Read and its Response, a Send with Solicited Event, FIN both ways",
-		    "MPA-6.1-R1a,MPA-6.1-R2f,MPA-6.1-R4,MPA-6.1-R3d,RFC5040-4.4,RFC5040-5.2,MPA-6.2-F1", "");
+		    "MPA-6.1-R1a,MPA-6.1-R2f,MPA-6.1-R4,MPA-6.1-R3d,RFC5040-4.4-01,RFC5040-5.2-03,MPA-6.2-F1", "");
 }
 
 void gen_conversations(vgen *g)
@@ -78,7 +78,7 @@ void gen_conversations(vgen *g)
 			conv_send(cv, CONV_I, IW_OP_SEND, 32);
 			conv_finish(cv, g, "RFC 6581 peer-to-peer: the Request offers the Write RTR, the Reply picks it, the "
 					   "initiator's first FPDU is a zero-length RDMA Write, then a Send",
-				    "RFC6581-RTR,RFC6581-IRDORD,MPA-6.1-R4", "");
+				    "RFC6581-9.2-02,RFC6581-9.2-03,RFC6581-9.1-01,MPA-6.1-R4", "");
 		}
 	}
 	if (p->id != IW_PROFILE_RFC5044)
@@ -115,7 +115,7 @@ void gen_conversations(vgen *g)
 		conv_send(cv, CONV_I, IW_OP_SEND, 40);
 		conv_finish(cv, g, "A payload octet of the initiator's second FPDU flipped in transit: the responder finds "
 				   "a CRC error, sends a Terminate (LLP, MPA code 2) and closes",
-			    "MPA-5.2-14,MPA-7-01,MPA-7-08,MPA-7-09,RFC5040-4.8", "crc-mismatch");
+			    "MPA-5.2-14,MPA-7-01,MPA-7-08,MPA-7-09,RFC5040-4.8-08", "crc-mismatch");
 	}
 	if ((cv = start(g, cfg(false, 0x1000), cfg(false, 0x2000)))) {
 		conv_pump(cv);
@@ -123,7 +123,7 @@ void gen_conversations(vgen *g)
 		conv_read(cv, CONV_I, 0x1000, 0, 64, 0x7777, 0);
 		conv_finish(cv, g, "An RDMA Read Request from an STag the responder does not have: Terminate RDMAP "
 				   "0x1/0x00 with the untagged DDP header and the Read Request attached (M, D, R)",
-			    "RFC5040-4.8,RFC5040-5.2", "invalid-stag");
+			    "RFC5040-4.8-10,RFC5040-5.2-04", "invalid-stag");
 	}
 	if ((cv = start(g, cfg(false, 0), cfg(false, 0x2000)))) {
 		conv_pump(cv);
@@ -131,7 +131,7 @@ void gen_conversations(vgen *g)
 		conv_write(cv, CONV_I, 0x8888, 0, 32);
 		conv_finish(cv, g, "An RDMA Write to an STag the responder does not have: Terminate DDP 0x1/0x00 with the "
 				   "tagged header attached",
-			    "DDP-9.1-T1,RFC5040-4.8,DDP-9.1-02", "invalid-stag");
+			    "DDP-9.1-T1,RFC5040-4.8-03,DDP-9.1-02", "invalid-stag");
 	}
 	if ((cv = start(g, cfg(false, 0), cfg(false, 0)))) {
 		conv_rewrite(cv, CONV_I, 1, set_t_bit, NULL);
@@ -139,7 +139,7 @@ void gen_conversations(vgen *g)
 		conv_send(cv, CONV_I, IW_OP_SEND, 24);
 		conv_finish(cv, g, "The initiator's first Send with its T bit set (CRC valid): a tagged Send, unexpected "
 				   "opcode; the responder terminates",
-			    "RFC5040-4.2", "t-bit-mismatch");
+			    "RFC5040-4.2-05", "t-bit-mismatch");
 	}
 	if ((cv = start(g, cfg(false, 0), cfg(false, 0)))) {
 		conv_rewrite(cv, CONV_I, 1, set_dv0, NULL);

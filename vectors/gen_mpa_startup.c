@@ -188,13 +188,13 @@ void gen_mpa_startup(vgen *g)
 		f.rtr_read = true;
 		enc(&f, &o);
 		add(g, "An RFC 6581 Request: Enhanced, IRD=ORD=16, peer-to-peer, offering the Write and Read RTRs",
-		    "RFC6581-IRDORD,RFC6581-RTR", "", "request", &o);
+		    "RFC6581-9.1-01,RFC6581-9.1-02,RFC6581-9.2-02", "", "request", &o);
 
 		iw_mpa_frame_init(&f, p, IW_MPA_REQUEST);
 		f.ird = IW_MPA_IRDORD_NONE;
 		f.ord = IW_MPA_IRDORD_NONE;
 		enc(&f, &o);
-		add(g, "An RFC 6581 Request with IRD and ORD 0x3FFF (no limit stated)", "RFC6581-IRDORD", "", "request", &o);
+		add(g, "An RFC 6581 Request with IRD and ORD 0x3FFF (no limit stated)", "RFC6581-9.1-02", "", "request", &o);
 
 		iw_mpa_frame_init(&f, p, IW_MPA_REQUEST);
 		f.has_irdord = false;
@@ -204,11 +204,11 @@ void gen_mpa_startup(vgen *g)
 		f.pd_len = 2;
 		enc(&f, &o);
 		add(g, "An Enhanced Request with only 2 octets of private data: no room for the IRD/ORD block",
-		    "RFC6581-IRDORD,MPA-6.1-R9a", "enhanced-short-pd", "request", &o);
+		    "RFC6581-9.1-04,MPA-6.1-R9a", "enhanced-short-pd", "request", &o);
 
 		iw_mpa_frame_init(&f, iw_profile_get(IW_PROFILE_RFC5044), IW_MPA_REQUEST);
 		enc(&f, &o);
 		add(g, "An RFC 5044 (Rev 1) Request to an RFC 6581 responder: accepted, no IRD/ORD negotiation",
-		    "RFC6581-IRDORD,MPA-6.1.1-07", "", "request", &o);
+		    "RFC5044-7.1.1-02,MPA-6.1.1-07", "", "request", &o);
 	}
 }

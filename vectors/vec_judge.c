@@ -26,10 +26,12 @@
 #include "rdmap.h"
 #include "vec_int.h"
 
-#define REQ_RDMAP_OPCODE   "RFC5040-4.2"
-#define REQ_RDMAP_READ_REQ "RFC5040-4.4"
-#define REQ_RDMAP_TERM     "RFC5040-4.8"
-#define REQ_RDMAP_INVAL    "RFC5040-5.3"
+/* Rows of spec/rfc-rows.md, as the engine names them (suite/engine/iw_conn_rx.c). */
+#define REQ_RDMAP_UNASKED  "RFC5040-5.2-06"
+#define REQ_RDMAP_QUEUE    "RFC5040-4.2-05"
+#define REQ_RDMAP_READ_REQ "RFC5040-4.4-03"
+#define REQ_RDMAP_TERM     "RFC5040-4.8-02"
+#define REQ_RDMAP_INVAL    "RFC5040-5.3-06"
 
 #define MAX_READS 16
 #define MAX_SEEN 64
@@ -242,7 +244,7 @@ static void on_tagged(judge *j, const iw_rdmap_msg *m, uint64_t off)
 	if (!write) {
 		/* A Read Response answers the oldest outstanding Read Request (RFC 5040 §5.2). */
 		if (j->nreads == 0) {
-			fail(j, REQ_RDMAP_OPCODE, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, off);
+			fail(j, REQ_RDMAP_UNASKED, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, off);
 			return;
 		}
 		const iw_read_req *rr = &j->reads[j->rd_head];
@@ -357,7 +359,7 @@ static void on_untagged(judge *j, const iw_rdmap_msg *m, uint64_t off)
 	uint32_t qn = m->ddp.qn;
 	const iw_rdmap_opinfo *op = iw_rdmap_op(m->opcode);
 	if (qn <= IW_QN_TERMINATE && op->qn != (int)qn) {
-		fail(j, REQ_RDMAP_OPCODE, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, off);
+		fail(j, REQ_RDMAP_QUEUE, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_OPCODE, off);
 		return;
 	}
 	track_rsvdulp(j, &m->ddp);
