@@ -164,16 +164,21 @@ TEST(drivers_exec_iwspec_serve)
 	if (!d)
 		return;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+	/* Every wait here ends on the DUT's own step (it listens, it answers, it connects), so each
+	 * timeout is a hang guard: 2000 ms for a process to start and listen, and 1000 ms for its
+	 * 20 octets, were races a loaded machine lost (connect failed, then 0 octets read). No
+	 * pause between the two connections either: the --once process stops listening as it
+	 * accepts, so the second connect is refused until the driver has restarted it. */
 	for (int k = 0; k < 2; k++) {
-		CHECK_EQ(d->ops->connect(d, &fd, 2000, 0, &e), IW_OK);
+		CHECK_EQ(d->ops->connect(d, &fd, 30000, 0, &e), IW_OK);
 		if (fd < 0)
 			break;
 		send_request(fd, iw_profile_default(), false, -1);
-		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+		memset(buf, 0, sizeof buf);
+		CHECK_EQ(read_for(fd, buf, 20, 10000, &st), 20);
 		CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
 		close(fd);
 		fd = -1;
-		usleep(100000); /* let the --once process exit */
 	}
 	iw_dut_finding f;
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
@@ -186,9 +191,10 @@ TEST(drivers_exec_iwspec_serve)
 	if (!d)
 		return;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	CHECK_EQ(d->ops->accept(d, &fd, 2000, &e), IW_OK);
+	CHECK_EQ(d->ops->accept(d, &fd, 30000, &e), IW_OK);
 	if (fd >= 0) {
-		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+		memset(buf, 0, sizeof buf);   /* not part one's Reply, when nothing comes */
+		CHECK_EQ(read_for(fd, buf, 20, 10000, &st), 20);
 		CHECK_MEM(buf, IW_MPA_KEY_REQ, 16);
 		close(fd);
 	}
