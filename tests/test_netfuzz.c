@@ -1,7 +1,8 @@
 /*
  * test_netfuzz.c - the network fuzzer (fuzz/network/netfuzz*.c): deterministic programs, ddmin,
- * no finding against the clean built-in DUT, and a mutant found, minimised and written as a
- * case that parses. The replays (FAIL against the mutant, PASS against the clean DUT) are in
+ * no finding against the clean built-in DUT, a mutant found, minimised and written as a case
+ * that parses, also when --time ran out before it was confirmed, and the runs a crash is blamed
+ * on. The replays (FAIL against the mutant, PASS against the clean DUT) are in
  * tests/cli/netfuzz.sh, which runs `iwspec run` on the written cases.
  */
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 
 #include "case.h"
 #include "check.h"
+#include "cmd_fuzz.h"
+#include "net.h"
 #include "netfuzz.h"
 
 static nf_dutinfo ref_info(void)
@@ -199,7 +202,7 @@ TEST(netfuzz_mutant_is_found_minimised_and_written)
 		nf_session_close(s);
 		return;
 	}
-	CHECK(nf_confirm(s, p, &f, 3, &g, &e));
+	CHECK_EQ(nf_confirm(s, p, &f, 3, &g, &e), NF_CONFIRMED);
 	CHECK_EQ(nf_minimize(s, p, &g, 200, m, &fin, &e), IW_OK);
 	CHECK_EQ(fin.kind, NF_F_FRAME);
 	CHECK(m->n <= p->n);
@@ -284,4 +287,160 @@ TEST(netfuzz_hang_is_a_finding)
 		nf_session_close(s);
 	}
 	free(p);
+}
+
+/* Confirms, minimises and writes the finding f of program p the way the fuzzing loop does, in a
+ * session whose --time is already spent: then checks what was written. */
+static void handle_spent(nf_session *s, const nf_prog *p, const nf_finding *f, const char *kind, size_t max_actions)
+{
+	nf_prog *m = malloc(sizeof *m);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	iw_err e;
+	nf_finding g, fin;
+	/* The time ran out a moment ago, after the run that showed it and before its handling. */
+	nf_session_set_deadline(s, iw_net_now_ms() - 1);
+	CHECK(nf_session_expired(s));
+	CHECK_EQ(nf_confirm(s, p, f, 3, &g, &e), NF_CONFIRMED);
+	CHECK_STR(nf_fkind_name(g.kind), kind);
+	CHECK_EQ(nf_minimize(s, p, &g, 400, m, &fin, &e), IW_OK);
+	CHECK_STR(nf_fkind_name(fin.kind), kind);
+	CHECK(m->n >= 1 && m->n <= max_actions);
+	char dir[] = "/tmp/iwspec-netfuzz-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(nf_write_finding(s, dir, 1, m, &fin, &e), IW_OK);
+	char path[256];
+	snprintf(path, sizeof path, "%s/finding-1/case.iwt", dir);
+	iw_case *c = NULL;
+	CHECK_EQ(iw_case_load(path, &c, &e), IW_OK);
+	iw_case_free(c);
+	snprintf(path, sizeof path, "%s/finding-1/capture.pcap", dir);
+	CHECK(access(path, R_OK) == 0);
+	snprintf(path, sizeof path, "%s/finding-1/seed.txt", dir);
+	FILE *sf = fopen(path, "r");
+	CHECK(sf != NULL);
+	if (sf) {
+		char text[2048];
+		size_t n = fread(text, 1, sizeof text - 1, sf);
+		text[n] = '\0';
+		fclose(sf);
+		char want[64];
+		snprintf(want, sizeof want, "kind: %s\n", kind);
+		CHECK(strstr(text, want) != NULL);
+		CHECK(strstr(text, "case: ") != NULL);
+		CHECK(strstr(text, "not written") == NULL);
+	}
+	/* Each step gave the session its deadline back: the fuzzing itself stays stopped. */
+	CHECK(nf_session_expired(s));
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	free(m);
+}
+
+/* A finding seen just before --time ran out (on a loaded machine the whole of --time can go by
+ * before the run that shows it is judged) is confirmed, minimised and written all the same:
+ * it used to be dropped ("not confirmed, the time ran out first"), or confirmed and then not
+ * written ("cannot write finding 1: the time ran out ... before it could be recorded"). */
+TEST(netfuzz_finding_is_written_after_the_time_ran_out)
+{
+	iw_err e;
+	nf_session *s = open_ref("reply-res-set", &e);
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	nf_prog *p = malloc(sizeof *p);
+	nf_finding f;
+	memset(&f, 0, sizeof f);
+	for (uint64_t run = 0; p && run < 50 && f.kind == NF_F_NONE; run++) {
+		nf_generate(p, nf_session_dut(s), 1, run);
+		CHECK_EQ(nf_run(s, p, &f, &e), IW_OK);
+	}
+	CHECK_EQ(f.kind, NF_F_FRAME);
+	if (p && f.kind == NF_F_FRAME)
+		handle_spent(s, p, &f, "frame", 1);
+	free(p);
+	nf_session_close(s);
+}
+
+static const char *iwspec_binary(void)
+{
+	const char *env = getenv("IWSPEC");
+	if (env && access(env, X_OK) == 0)
+		return env;
+	if (access("build/iwspec", X_OK) == 0)
+		return "build/iwspec";
+	return NULL;
+}
+
+/* The same for a process crash (tests/cli/netfuzz.sh's crash-short-ulpdu, whose case went
+ * missing on a loaded machine): run 103 of seed 1 crashes the DUT, which is restarted for each
+ * run of the confirmation and the minimisation after --time is spent. */
+TEST(netfuzz_crash_is_written_after_the_time_ran_out)
+{
+	const char *bin = iwspec_binary();
+	if (!bin) {
+		printf("  netfuzz_crash_is_written_after_the_time_ran_out: skipped: no build/iwspec (nor $IWSPEC)\n");
+		return;
+	}
+	nf_opts o;
+	memset(&o, 0, sizeof o);
+	iw_dut_config_default(&o.dut);
+	snprintf(o.dut.dut, sizeof o.dut.dut, "exec:ulimit -c 0; exec %s serve --port {port} --quiet --mutant "
+		 "crash-short-ulpdu", bin);
+	o.seed = 1;
+	iw_err e;
+	nf_session *s = NULL;
+	CHECK_EQ(nf_session_open(&s, &o, &e), IW_OK);
+	if (!s) {
+		check_fail(__FILE__, __LINE__, "%s", e.msg);
+		return;
+	}
+	nf_prog *p = malloc(sizeof *p);
+	nf_finding f;
+	memset(&f, 0, sizeof f);
+	uint64_t run;
+	for (run = 95; p && run < 110; run++) {
+		nf_generate(p, nf_session_dut(s), 1, run);
+		CHECK_EQ(nf_run(s, p, &f, &e), IW_OK);
+		if (f.kind == NF_F_CRASH)
+			break;
+	}
+	/* Noticed by run 103 itself, or by the next one: a process that takes a moment to die (the
+	 * sanitizer build) still accepts run 104's connection. */
+	CHECK_EQ(f.kind, NF_F_CRASH);
+	CHECK(run >= 103 && run <= 105);
+	if (p && f.kind == NF_F_CRASH) {
+		nf_generate(p, nf_session_dut(s), 1, 103);
+		f.previous = false;
+		handle_spent(s, p, &f, "crash", p->n);
+	}
+	free(p);
+	nf_session_close(s);
+}
+
+/* A crash is noticed by whichever run meets the dead DUT first. With NF_SLOTS runs in flight
+ * that can be a run before the one that took it down (run 101's liveness probe, while run 103,
+ * sent after it, killed the DUT): the runs still in flight are suspects too. They used not to
+ * be, and on a loaded machine the crash of run 103 went unreported (run 178, 297 or 488 were
+ * found instead, or nothing before --time ran out). */
+TEST(netfuzz_crash_suspects_include_the_runs_in_flight)
+{
+	uint64_t lo, hi;
+	/* Seen by run 101's probe while runs 102 to 104 were in flight. */
+	fz_suspects(101, false, 0, 104, &lo, &hi);
+	CHECK_EQ(lo, 101 - NF_SLOTS);
+	CHECK_EQ(hi, 104);
+	/* Found down when run 104 began: it never reached that DUT, nor did later runs. */
+	fz_suspects(104, true, 0, 107, &lo, &hi);
+	CHECK_EQ(lo, 104 - NF_SLOTS);
+	CHECK_EQ(hi, 103);
+	/* Not before the first run of the session (--first-run). */
+	fz_suspects(12, false, 10, 15, &lo, &hi);
+	CHECK_EQ(lo, 10);
+	CHECK_EQ(hi, 15);
+	fz_suspects(10, true, 10, 13, &lo, &hi);
+	CHECK_EQ(lo, 10);
+	CHECK(hi <= 10);
 }

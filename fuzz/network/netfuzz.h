@@ -300,11 +300,37 @@ int64_t nf_session_time_left(const nf_session *s);
 /* Moves the deadline (0: none); the fuzzing loop gives the runs in flight one more timeout. */
 void nf_session_set_deadline(nf_session *s, int64_t deadline_ms);
 
-/* Confirms a finding (re-runs until it reproduces with the same kind, up to `tries`). */
-bool nf_confirm(nf_session *s, const nf_prog *p, const nf_finding *want, int tries, nf_finding *got, iw_err *e);
+/* A finding, once seen, is handled whatever is left of --time: confirming, minimising and
+ * recording it each get an allowance of their own, counted in this bound, the longest one
+ * confirming run takes against a DUT that answers nothing (4 x the reaction timeout of
+ * silence, the liveness probe and a second for a restart). */
+int64_t nf_session_run_bound(const nf_session *s);
+
+/* Gives the work that follows at least ms: the deadline becomes now + ms when that is later
+ * (a session without a deadline keeps none). Returns the deadline it replaced, which the
+ * caller puts back (nf_session_set_deadline) when the work is done. A signal still stops it. */
+int64_t nf_session_allow(nf_session *s, int64_t ms);
+
+/* What a confirmation came to. */
+enum nf_confirmed {
+	NF_NOT_CONFIRMED = 0,       /* the program was run `tries` times and did not show it */
+	NF_CONFIRMED = 1,
+	NF_CONFIRM_CUT = 2,         /* a signal came, or the allowance ran out: not known (e says) */
+};
+
+/* Confirms a finding: re-runs p until it shows a finding of the same kind (a crash of the DUT's
+ * process confirms any kind: it is reported as what it is, in got), up to `tries` runs; a run
+ * that found the DUT already down (got->previous, the DUT has been restarted) does not count,
+ * up to `tries` of them. It has (tries + 1) x nf_session_run_bound() even when the session's time
+ * is up. Returns an enum nf_confirmed; e says why when it is not NF_CONFIRMED. */
+int nf_confirm(nf_session *s, const nf_prog *p, const nf_finding *want, int tries, nf_finding *got, iw_err *e);
 
 /* Minimises p keeping a finding of the same kind: ddmin over actions, then over octets.
- * budget bounds the number of runs. The result is in out; final holds its finding. */
+ * budget bounds the number of runs, and the time: the rest of the session's or, when that is
+ * less, NF_MIN_ALLOW_RUNS x nf_session_run_bound() (at least NF_MIN_ALLOW_MS); when it runs
+ * out, what was minimised so far is kept. The result is in out; final holds its finding. */
+#define NF_MIN_ALLOW_RUNS 3
+#define NF_MIN_ALLOW_MS   10000
 int nf_minimize(nf_session *s, const nf_prog *p, const nf_finding *want, unsigned budget, nf_prog *out,
 		nf_finding *final, iw_err *e);
 
@@ -313,9 +339,16 @@ int nf_minimize(nf_session *s, const nf_prog *p, const nf_finding *want, unsigne
 unsigned nf_ddmin(bool *keep, size_t n, bool (*test)(const bool *keep, void *ctx), void *ctx, unsigned budget);
 
 /* Writes <dir>/finding-<n>/{case.iwt, seed.txt, capture.pcap} for a finding of program p
- * (executed once more to record it). */
+ * (executed once more to record it, with an allowance of nf_session_run_bound() when the
+ * session's time is up). When even that run is cut (a signal, or the allowance ran out),
+ * seed.txt is written alone, saying so, and IW_ETRUNC returned. */
 int nf_write_finding(nf_session *s, const char *dir, unsigned n, const nf_prog *p, const nf_finding *f,
 		     iw_err *e);
+
+/* Writes <dir>/unconfirmed-<n>/seed.txt for a finding seen in run p->run that could not be
+ * confirmed (why: the reason): what was seen and how to reproduce it. Needs no DUT. */
+int nf_write_unconfirmed(const char *dir, unsigned n, const nf_prog *p, const nf_finding *f, const char *why,
+			 iw_err *e);
 
 /* The case file text for the last recorded run (exposed for tests): lock-step (each action,
  * then its answers) unless batch (all octets, then all answers) or the program is long. */

@@ -5,13 +5,21 @@
  * and four times the timeout, so a slow moment is not taken for a hang). Minimisation keeps
  * the kind of misbehaviour (a crash stays a crash, a hang a hang) and is delta debugging
  * (Zeller's ddmin) first over the actions, then over the octets of each raw chunk, FPDU
- * payload and private data; long generated payloads are first halved. Both stop when the
- * session's time is up (--time, or a signal): a finding not yet confirmed is not reported, one
- * being minimised keeps what was minimised so far.
+ * payload and private data; long generated payloads are first halved.
+ *
+ * Time: a finding, once seen, is never dropped because --time is up. The fuzzing loop stops
+ * making runs at the deadline, but the finding it has seen may have been seen a moment before
+ * it (on a loaded machine the whole of --time can go by before the run that shows a crash
+ * is judged): confirmation and minimisation each get an allowance of their own, counted in
+ * runs of the longest kind (nf_session_run_bound), and give the session its deadline back
+ * when they are done. Only a signal, or a DUT that outlasts the allowance, cuts them: a cut
+ * confirmation says so (NF_CONFIRM_CUT, written as unconfirmed by the caller), a cut
+ * minimisation keeps what was minimised so far.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "netfuzz.h"
 
 static bool same_kind(enum nf_fkind a, enum nf_fkind b)
@@ -20,20 +28,56 @@ static bool same_kind(enum nf_fkind a, enum nf_fkind b)
 	return a == b || (da && db);
 }
 
-bool nf_confirm(nf_session *s, const nf_prog *p, const nf_finding *want, int tries, nf_finding *got, iw_err *e)
+static bool crashy(enum nf_fkind k) { return k == NF_F_CRASH || k == NF_F_DEAD; }
+
+/* A run confirms a finding when it shows the same kind, or crashes the DUT's process: then the
+ * crash is the finding (a run judged before the DUT was seen to die, its crash noticed by a
+ * liveness probe cut short or by another run, is confirmed as what it was). Not a dead DUT:
+ * that verdict rests on a timeout, and one slow moment must not report it. */
+static bool confirms(enum nf_fkind got, enum nf_fkind want) { return same_kind(got, want) || got == NF_F_CRASH; }
+
+int nf_confirm(nf_session *s, const nf_prog *p, const nf_finding *want, int tries, nf_finding *got, iw_err *e)
 {
+	int64_t was = nf_session_allow(s, (tries + 1) * nf_session_run_bound(s));
 	nf_session_confirming(s, true);
-	bool ok = false;
-	for (int i = 0; i < tries && !ok && !nf_session_expired(s); i++) {
-		memset(got, 0, sizeof *got);
-		if (nf_run(s, p, got, e) != IW_OK)
+	int r = NF_NOT_CONFIRMED, runs = 0, down = 0;
+	memset(got, 0, sizeof *got);
+	while (runs < tries && r == NF_NOT_CONFIRMED) {
+		if (nf_session_expired(s)) {
+			r = NF_CONFIRM_CUT;
 			break;
-		if (got->previous)
-			continue; /* the DUT was down before this run: it has been restarted */
-		ok = same_kind(got->kind, want->kind);
+		}
+		memset(got, 0, sizeof *got);
+		if (nf_run(s, p, got, e) != IW_OK) {
+			r = NF_CONFIRM_CUT;
+			break;
+		}
+		/* A run the deadline or a signal cut was not judged: it proves nothing either way. */
+		if (nf_session_expired(s) && got->kind == NF_F_NONE) {
+			r = NF_CONFIRM_CUT;
+			break;
+		}
+		if (got->previous) {
+			/* The DUT was down before this run (it has been restarted): the program did not
+			 * reach it, so the run does not count, a few times over. */
+			if (++down > tries)
+				runs++;
+			continue;
+		}
+		runs++;
+		if (confirms(got->kind, want->kind))
+			r = NF_CONFIRMED;
 	}
+	if (r == NF_CONFIRM_CUT && !iw_interrupted() && nf_session_expired(s))
+		iw_errf(e, IW_ETRUNC, "its confirmation did not end within its allowance of %lld ms (%d of %d runs made)",
+			(long long)((tries + 1) * nf_session_run_bound(s)), runs, tries);
+	else if (r == NF_CONFIRM_CUT && iw_interrupted())
+		iw_errf(e, IW_ETRUNC, "a signal came before it was confirmed (%d of %d runs made)", runs, tries);
+	else if (r == NF_NOT_CONFIRMED)
+		iw_errf(e, IW_OK, "%d runs of its program did not show it again", runs);
 	nf_session_confirming(s, false);
-	return ok;
+	nf_session_set_deadline(s, was);
+	return r;
 }
 
 unsigned nf_ddmin(bool *keep, size_t n, bool (*test)(const bool *keep, void *ctx), void *ctx, unsigned budget)
@@ -110,12 +154,17 @@ static bool reproduces(mctx *c, const nf_prog *p)
 {
 	nf_finding f;
 	iw_err e;
-	if (nf_session_expired(c->s))
-		return false; /* the time is up: what is minimised so far stays */
-	c->runs++;
-	if (nf_run(c->s, p, &f, &e) != IW_OK || f.previous)
-		return false;
-	if (!same_kind(f.kind, c->kind))
+	/* A run that found the DUT down (it has been restarted) says nothing of p: once more. */
+	for (int again = 0; again < 2; again++) {
+		if (nf_session_expired(c->s))
+			return false; /* the time is up: what is minimised so far stays */
+		c->runs++;
+		if (nf_run(c->s, p, &f, &e) != IW_OK)
+			return false;
+		if (!f.previous)
+			break;
+	}
+	if (f.previous || !same_kind(f.kind, c->kind))
 		return false;
 	c->last = f;
 	return true;
@@ -149,9 +198,11 @@ int nf_minimize(nf_session *s, const nf_prog *p, const nf_finding *want, unsigne
 	}
 	memcpy(cur, p, sizeof *cur);
 	*final = *want;
-	bool crashy = want->kind == NF_F_CRASH || want->kind == NF_F_DEAD;
+	int64_t allow = NF_MIN_ALLOW_RUNS * nf_session_run_bound(s);
+	int64_t was = nf_session_allow(s, allow > NF_MIN_ALLOW_MS ? allow : NF_MIN_ALLOW_MS);
+	bool crash = crashy(want->kind);
 	/* Crashes show up in the liveness probe after the run. */
-	if (crashy)
+	if (crash)
 		nf_session_confirming(s, true);
 	mctx c = {.s = s, .base = cur, .cand = cand, .kind = want->kind, .last = *want};
 
@@ -194,8 +245,9 @@ int nf_minimize(nf_session *s, const nf_prog *p, const nf_finding *want, unsigne
 		if (nf_session_expired(s))
 			break;
 	}
-	if (crashy)
+	if (crash)
 		nf_session_confirming(s, false);
+	nf_session_set_deadline(s, was);
 	memcpy(out, cur, sizeof *out);
 	*final = c.last;
 	free(cur);

@@ -555,21 +555,32 @@ static int write_pcap(nf_session *ss, const char *path, iw_err *e)
 	return iw_pcap_writer_commit(w, path, e);
 }
 
-int nf_write_finding(nf_session *ss, const char *dir, unsigned n, const nf_prog *p, const nf_finding *f, iw_err *e)
+/* seed.txt: what was found, in which run of which seed, and how to reproduce it (sub: "finding"
+ * or "unconfirmed"; with_case: a case.iwt was written beside it). */
+static int write_seed(const char *dir, const char *sub, unsigned n, const nf_prog *p, const nf_finding *f,
+		      const char *status, bool with_case, iw_err *e)
 {
-	/* Once more, recorded, for the capture and the expected reaction. */
-	nf_finding again;
-	nf_session_record(ss, true);
-	nf_session_confirming(ss, true); /* a crash is seen (and the DUT restarted) at once */
-	int rc = nf_run(ss, p, &again, e);
-	nf_session_confirming(ss, false);
-	nf_session_record(ss, false);
-	if (rc)
-		return rc;
-	if (nf_session_expired(ss))
-		return iw_errf(e, IW_ETRUNC, "the time ran out (or a signal came) before it could be recorded; run "
-			       "%llu of seed %llu reproduces it (--seed %llu --first-run %llu)", (unsigned long long)p->run,
-			       (unsigned long long)p->seed, (unsigned long long)p->seed, (unsigned long long)p->run);
+	sbuf s = {0};
+	unsigned long long seed = p->seed, run = p->run;
+	sb_printf(&s, "seed: %llu\nrun: %llu\nkind: %s\nrequirement: %s\ndetail: %s\nactions: %zu\n%s\n", seed, run,
+		  nf_fkind_name(f->kind), f->req, f->detail, p->n, status);
+	if (with_case)
+		sb_printf(&s, "reproduce: iwspec fuzz --seed %llu --runs %llu ... (the same DUT options); the minimised\n"
+			  "           case: iwspec run --cases %s/%s-%u/case.iwt --dut ...\n", seed, run + 1, dir, sub, n);
+	else
+		sb_printf(&s, "reproduce: iwspec fuzz --seed %llu --first-run %llu --runs 1 ... (the same DUT options)\n",
+			  seed, run);
+	char path[1200];
+	snprintf(path, sizeof path, "%s/%s-%u/seed.txt", dir, sub, n);
+	int rc = s.oom ? iw_errf(e, IW_ENOSPC, "out of memory writing %s", path) : iw_write_atomic(path, s.b, s.len, e);
+	free(s.b);
+	return rc ? IW_EINVAL : IW_OK;
+}
+
+/* The case, seed.txt and the capture of the run just recorded. */
+static int write_case(nf_session *ss, const char *dir, unsigned n, const nf_prog *p, const nf_finding *f, iw_err *e)
+{
+	int rc;
 	char path[1200];
 	/* The case must fail where the finding was made and pass on a conforming DUT: check it
 	 * with the runner; lock-step first, then the batch form (the DUT saw the octets together). */
@@ -605,20 +616,48 @@ int nf_write_finding(nf_session *ss, const char *dir, unsigned n, const nf_prog 
 		return IW_EINVAL;
 	}
 	free(text);
-	sbuf s = {0};
-	sb_printf(&s, "seed: %llu\nrun: %llu\nkind: %s\nrequirement: %s\ndetail: %s\nactions: %zu\ncase: %s\n",
-		  (unsigned long long)p->seed, (unsigned long long)p->run, nf_fkind_name(f->kind), f->req, f->detail, p->n,
-		  checked);
-	sb_printf(&s, "reproduce: iwspec fuzz --seed %llu --runs %llu ... (the same DUT options); the minimised\n"
-		  "           case: iwspec run --cases %s/finding-%u/case.iwt --dut ...\n",
-		  (unsigned long long)p->seed, (unsigned long long)p->run + 1, dir, n);
-	snprintf(path, sizeof path, "%s/finding-%u/seed.txt", dir, n);
-	rc = s.oom ? -1 : iw_write_atomic(path, s.b, s.len, e);
-	free(s.b);
-	if (rc)
+	char status[300];
+	snprintf(status, sizeof status, "case: %s", checked);
+	if (write_seed(dir, "finding", n, p, f, status, true, e))
 		return IW_EINVAL;
 	snprintf(path, sizeof path, "%s/finding-%u/capture.pcap", dir, n);
 	if (write_pcap(ss, path, e))
 		return IW_EINVAL;
 	return IW_OK;
+}
+
+int nf_write_unconfirmed(const char *dir, unsigned n, const nf_prog *p, const nf_finding *f, const char *why,
+			 iw_err *e)
+{
+	char status[400];
+	snprintf(status, sizeof status, "confirmed: no: %s", why);
+	return write_seed(dir, "unconfirmed", n, p, f, status, false, e);
+}
+
+int nf_write_finding(nf_session *ss, const char *dir, unsigned n, const nf_prog *p, const nf_finding *f, iw_err *e)
+{
+	/* Once more, recorded, for the capture and the expected reaction. A finding is written
+	 * however little of the session's time is left: the run has an allowance of its own. */
+	nf_finding again;
+	int64_t was = nf_session_allow(ss, nf_session_run_bound(ss));
+	nf_session_record(ss, true);
+	nf_session_confirming(ss, true); /* a crash is seen (and the DUT restarted) at once */
+	int rc = nf_run(ss, p, &again, e);
+	nf_session_confirming(ss, false);
+	nf_session_record(ss, false);
+	bool cut = rc == IW_OK && nf_session_expired(ss);
+	/* The replays that check the case fit in what is left of the session's own time. */
+	nf_session_set_deadline(ss, was);
+	if (rc == IW_OK && !cut)
+		return write_case(ss, dir, n, p, f, e);
+	/* Not recorded: what was found is still written, with how to reproduce it. */
+	char why[sizeof e->msg + 40];
+	snprintf(why, sizeof why, "%s", cut ? "the run that records it was cut (a signal came, or the DUT outlasted "
+		 "its allowance)" : e->msg);
+	char status[sizeof why + 40];
+	snprintf(status, sizeof status, "case: not written: %s", why);
+	iw_err we;
+	if (write_seed(dir, "finding", n, p, f, status, false, &we))
+		return iw_errf(e, IW_EINVAL, "%s", we.msg);
+	return iw_errf(e, IW_ETRUNC, "no case: %s; %s/finding-%u/seed.txt says how to reproduce it", why, dir, n);
 }

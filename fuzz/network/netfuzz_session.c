@@ -118,6 +118,16 @@ bool nf_session_expired(const nf_session *s) { return nf_session_time_left(s) ==
 
 void nf_session_set_deadline(nf_session *s, int64_t deadline_ms) { s->deadline_ms = deadline_ms; }
 
+int64_t nf_session_run_bound(const nf_session *s) { return 4 * s->timeout_ms + s->live_ms + 1000; }
+
+int64_t nf_session_allow(nf_session *s, int64_t ms)
+{
+	int64_t was = s->deadline_ms, until = iw_net_now_ms() + ms;
+	if (was && was < until)
+		s->deadline_ms = until;
+	return was;
+}
+
 int nf_session_replay(nf_session *s, const char *text, bool clean, int *verdict, iw_err *e)
 {
 	iw_case *c = NULL;

@@ -20,4 +20,10 @@ int fz_bench(int64_t ms);
  * finding, 128 + the signal when SIGINT or SIGTERM stopped it. t0: when the command began. */
 int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0);
 
+/* The runs a crashed or dead DUT may come from, [*lo, *hi], when run `run` met it (previous:
+ * when it began, so its octets never reached that DUT): the NF_SLOTS runs before it and, unless
+ * previous, every run started after it (up to `last`, the last run started) while it was in
+ * flight. Never before `first`, never more runs than the loop keeps programs of. */
+void fz_suspects(uint64_t run, bool previous, uint64_t first, uint64_t last, uint64_t *lo, uint64_t *hi);
+
 #endif

@@ -5,7 +5,14 @@
  *
  * Time (--time T): the session's deadline is T after the command began (calibration counted).
  * At T no run starts; the runs in flight get one reaction timeout more to finish and be judged,
- * then everything still waiting is cut. A finding not confirmed by then is listed, not reported.
+ * then everything still waiting is cut. A finding seen by then is never dropped for lack of
+ * time: confirming, minimising and recording it have allowances of their own (netfuzz_min.c),
+ * and one whose confirmation a signal cuts is written as unconfirmed, with the reason.
+ *
+ * Blame: a crashed or dead DUT is noticed by whichever run meets it first, which need not be
+ * the run that took it down: NF_SLOTS runs are in flight, and on a loaded machine the DUT may
+ * read a later run's octets (and die of them) before it has answered an earlier one. Every run
+ * it may have read is a candidate, the ones still in flight included, tried oldest first.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -19,11 +26,13 @@
 #include "net.h"
 
 #define MAX_SIGS 64
-#define RING (NF_SLOTS + 2) /* programs kept: those in flight and the two before them */
-#define MAX_PEND 8
+#define RING (2 * NF_SLOTS) /* programs kept: those in flight and the NF_SLOTS before them */
+#define MAX_PEND 16
 
 typedef struct fz_pend {
 	uint64_t run;
+	uint64_t seen;              /* the run that showed it (a crash: the run that noticed it) */
+	uint64_t lo, hi;            /* a crash: the runs it may come from (fz_suspects) */
 	nf_finding f;
 } fz_pend;
 
@@ -35,13 +44,15 @@ typedef struct fz {
 	nf_prog *min;
 	struct { enum nf_fkind k; char req[32]; } seen[MAX_SIGS];
 	size_t nseen;
-	unsigned nfound, nunconfirmed;
+	unsigned nfound, nunconfirmed, nwritten_unconfirmed;
 	int status;
 	bool dut_lost;              /* the DUT stopped answering and cannot be restarted */
 	bool crashy_seen;           /* a crash or dead DUT was reported or listed */
 	fz_pend pend[MAX_PEND];
 	size_t npend;
 	uint64_t first;
+	uint64_t last;              /* the last run started (valid when any_started) */
+	bool any_started;
 } fz;
 
 static void fz_free(fz *x)
@@ -67,19 +78,26 @@ static void add_sig(fz *x, enum nf_fkind k, const char *req)
 	}
 }
 
-static void pend(fz *x, uint64_t run, const nf_finding *f)
+static void pend(fz *x, uint64_t run, uint64_t seen, uint64_t lo, uint64_t hi, const nf_finding *f)
 {
 	for (size_t i = 0; i < x->npend; i++)
 		if (x->pend[i].run == run && x->pend[i].f.kind == f->kind)
 			return;
-	if (x->npend < MAX_PEND) {
-		x->pend[x->npend].run = run;
-		x->pend[x->npend++].f = *f;
-	}
+	if (x->npend < MAX_PEND)
+		x->pend[x->npend++] = (fz_pend){.run = run, .seen = seen, .lo = lo, .hi = hi, .f = *f};
 }
 
-/* Finishes the run in slot k; a finding is queued for fz_handle. A DUT found dead (or a crash)
- * may come from any of the recent programs: each is a candidate. */
+void fz_suspects(uint64_t run, bool previous, uint64_t first, uint64_t last, uint64_t *lo, uint64_t *hi)
+{
+	*lo = run >= first + NF_SLOTS ? run - NF_SLOTS : first;
+	/* Found down when run began: its octets never reached that DUT, nor did later runs'. */
+	*hi = previous ? (run > *lo ? run - 1 : *lo) : last > run ? last : run;
+	if (*hi - *lo >= RING)
+		*lo = *hi - (RING - 1);
+}
+
+/* Finishes the run in slot k; a finding is queued for fz_handle. A crashed or dead DUT may come
+ * from any program it read (fz_suspects): each is a candidate. */
 static int fz_finish(fz *x, int k, uint64_t run)
 {
 	nf_finding f;
@@ -93,32 +111,55 @@ static int fz_finish(fz *x, int k, uint64_t run)
 		return IW_OK;
 	bool crashy = f.kind == NF_F_CRASH || f.kind == NF_F_DEAD;
 	if (crashy) {
-		for (uint64_t back = NF_SLOTS; back >= 1; back--)
-			if (run >= x->first + back)
-				pend(x, run - back, &f);
+		uint64_t lo, hi;
+		fz_suspects(run, f.previous, x->first, x->any_started ? x->last : run, &lo, &hi);
+		for (uint64_t r = lo; r <= hi && !(f.previous && r == run); r++)
+			pend(x, r, run, lo, hi, &f);
+	} else if (!f.previous) {
+		pend(x, run, run, run, run, &f);
 	}
-	if (!f.previous)
-		pend(x, run, &f);
 	return IW_OK;
 }
 
-/* A finding the time (or a signal) left no room to confirm: listed once per kind and
- * requirement, with what reproduces it. */
-static void unconfirmed(fz *x, const nf_prog *cand, const nf_finding *f)
+/* A finding whose confirmation was cut (a signal, or a DUT that outlasted the allowance):
+ * listed once per kind and requirement, with what reproduces it, and written as unconfirmed
+ * (DIR/unconfirmed-N/seed.txt): nothing seen is lost. */
+static void unconfirmed(fz *x, const nf_prog *cand, const fz_pend *pd, const char *why)
 {
 	const nf_opts *o = x->o;
-	/* A crash or a dead DUT is one event whatever run is blamed: listed once. */
+	const nf_finding *f = &pd->f;
+	/* A crash or a dead DUT is one event whatever run is blamed: listed once, under the run
+	 * that saw it, the runs it may come from named. */
 	bool crashy = f->kind == NF_F_CRASH || f->kind == NF_F_DEAD;
 	if (seen_sig(x, f->kind, f->req) || (crashy && x->crashy_seen))
 		return;
 	add_sig(x, f->kind, f->req);
 	x->crashy_seen |= crashy;
 	x->nunconfirmed++;
+	char reason[400];
+	if (crashy && pd->lo != pd->hi)
+		snprintf(reason, sizeof reason, "%s; noticed by run %llu, it may come from any of runs %llu to %llu", why,
+			 (unsigned long long)pd->seen, (unsigned long long)pd->lo, (unsigned long long)pd->hi);
+	else
+		snprintf(reason, sizeof reason, "%s", why);
+	iw_err e;
+	bool written = false;
+	if (o->out_dir) {
+		if (nf_write_unconfirmed(o->out_dir, x->nunconfirmed, cand, f, reason, &e) == IW_OK) {
+			written = true;
+			x->nwritten_unconfirmed++;
+		} else {
+			fprintf(stderr, "iwspec fuzz: cannot write unconfirmed finding %u: %s\n", x->nunconfirmed, e.msg);
+		}
+	}
+	char where[300] = "";
+	if (written)
+		snprintf(where, sizeof where, ", written to %s/unconfirmed-%u/", o->out_dir, x->nunconfirmed);
 	if (o->log)
-		fprintf(o->log, "%siwspec fuzz: run %llu: %s [%s] %s: not confirmed, %s first; not reported (try "
-			"--seed %llu --first-run %llu --runs 1)\n", o->progress ? "\n" : "", (unsigned long long)cand->run,
-			nf_fkind_name(f->kind), f->req, f->detail, iw_interrupted() ? "a signal came" : "the time ran out",
-			(unsigned long long)o->seed, (unsigned long long)cand->run);
+		fprintf(o->log, "%siwspec fuzz: run %llu: %s [%s] %s: not confirmed: %s; not reported%s (try --seed %llu "
+			"--first-run %llu --runs 1)\n", o->progress ? "\n" : "", (unsigned long long)cand->run,
+			nf_fkind_name(f->kind), f->req, f->detail, reason, where, (unsigned long long)o->seed,
+			(unsigned long long)cand->run);
 }
 
 /* Confirms, minimises and writes the queued findings, oldest run first. */
@@ -133,27 +174,37 @@ static void fz_handle(fz *x)
 				x->pend[a] = x->pend[b];
 				x->pend[b] = t;
 			}
+	/* A crash (or dead DUT) none of its candidates shows again is said once, not dropped
+	 * silently: the first such event of this batch. */
+	const fz_pend *lost = NULL;
+	bool crash_done = false;
 	for (size_t i = 0; i < x->npend && x->nfound < o->max_findings; i++) {
 		nf_finding f = x->pend[i].f;
+		bool crashy = f.kind == NF_F_CRASH || f.kind == NF_F_DEAD;
 		const nf_prog *cand = x->ring[x->pend[i].run % RING];
 		if (cand->run != x->pend[i].run || !cand->n)
 			continue;
-		if (seen_sig(x, f.kind, f.req))
-			continue;
-		nf_finding got, fin;
-		if (nf_session_expired(x->s)) {
-			if (!f.previous)
-				unconfirmed(x, cand, &f);
+		if (seen_sig(x, f.kind, f.req)) {
+			crash_done |= crashy;
 			continue;
 		}
-		if (!nf_confirm(x->s, cand, &f, 3, &got, &e)) {
-			if (nf_session_expired(x->s))
-				unconfirmed(x, cand, &f);
-			else if (o->log && !(f.kind == NF_F_CRASH || f.kind == NF_F_DEAD))
+		nf_finding got, fin;
+		/* Confirmed whatever is left of --time: the confirmation has an allowance of its own. */
+		int c = nf_confirm(x->s, cand, &f, 3, &got, &e);
+		if (c == NF_CONFIRM_CUT) {
+			unconfirmed(x, cand, &x->pend[i], e.msg);
+			crash_done |= crashy;
+			continue;
+		}
+		if (c != NF_CONFIRMED) {
+			if (crashy && !lost)
+				lost = &x->pend[i];
+			else if (o->log && !crashy)
 				fprintf(o->log, "%siwspec fuzz: run %llu: %s (%s) did not reproduce: not reported\n",
 					o->progress ? "\n" : "", (unsigned long long)cand->run, f.detail, f.req);
 			continue;
 		}
+		crash_done |= crashy;
 		memcpy(x->min, cand, sizeof *x->min);
 		fin = got;
 		if (!o->no_minimize)
@@ -177,6 +228,10 @@ static void fz_handle(fz *x)
 			fprintf(o->log, "iwspec fuzz:   written to %s/finding-%u/ (case.iwt, seed.txt, capture.pcap)\n",
 				o->out_dir, x->nfound);
 	}
+	if (lost && !crash_done && o->log && x->nfound < o->max_findings)
+		fprintf(o->log, "%siwspec fuzz: run %llu: %s [%s] %s: no run it may come from shows it again alone: not "
+			"reported\n", o->progress ? "\n" : "", (unsigned long long)lost->seen, nf_fkind_name(lost->f.kind),
+			lost->f.req, lost->f.detail);
 	x->npend = 0;
 }
 
@@ -196,8 +251,9 @@ static void fz_progress(const fz *x, int64_t t0, bool final)
 		snprintf(extra, sizeof extra, "; %llu run%s cut by the time limit or a signal, not judged",
 			 (unsigned long long)st->inconclusive, st->inconclusive == 1 ? "" : "s");
 	if (final && x->nunconfirmed)
-		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %u finding%s not confirmed in time",
-			 x->nunconfirmed, x->nunconfirmed == 1 ? "" : "s");
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %u finding%s not confirmed%s",
+			 x->nunconfirmed, x->nunconfirmed == 1 ? "" : "s",
+			 x->nwritten_unconfirmed ? " (written as unconfirmed-N)" : "");
 	fprintf(f, "%sfuzz: %llu runs, %.0f runs/s, %u finding%s, coverage %u/%u states+events+error codes%s%s",
 		tty && !final ? "\r" : "", (unsigned long long)st->runs, secs > 0 ? (double)st->runs / secs : 0.0,
 		x->nfound, x->nfound == 1 ? "" : "s", have, total, extra, final || !tty ? "\n" : "   ");
@@ -278,6 +334,8 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0)
 		}
 		started[k] = true;
 		srun[k] = run;
+		x.last = run;
+		x.any_started = true;
 	}
 	/* The runs in flight may take one reaction timeout past the deadline to be judged. */
 	if (o->deadline_ms && !iw_interrupted() && iw_net_now_ms() >= o->deadline_ms)

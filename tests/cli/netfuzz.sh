@@ -53,6 +53,9 @@ expect 1 "crash found" "$IWSPEC" fuzz --mutant crash-short-ulpdu --seed 1 --time
 	--out "$tmp/crash" --no-progress
 contains "FINDING 1" "crash finding"
 contains "crash" "crash kind"
+# The same seed, the same finding, however loaded the machine: run 103 takes the DUT down, also
+# when an earlier run in flight meets it dead first (fz_suspects, suite/cli/cmd_fuzz_loop.c).
+contains "FINDING 1 (run 103, " "crash blamed on run 103"
 exists "$tmp/crash/finding-1/case.iwt" "crash case"
 expect 1 "crash replay on the mutant" "$IWSPEC" run --cases "$tmp/crash/finding-1/case.iwt" \
 	--dut "exec:ulimit -c 0; exec $IWSPEC serve --port {port} --quiet --mutant crash-short-ulpdu" \
