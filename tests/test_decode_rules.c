@@ -276,3 +276,107 @@ TEST(decode_does_not_blame_an_answer_some_profile_allows)
 	CHECK(strstr(out, "VIOLATION MPA-6.1-R2a") != NULL);
 	free(out);
 }
+
+/* ---- Read Responses against their Read Requests (finding 12) ---- */
+
+static void read_req(capb *b, int dir, uint32_t msn, uint32_t sink_stag, uint64_t sink_to, uint32_t size)
+{
+	iw_read_req rr = {.sink_stag = sink_stag, .sink_to = sink_to, .size = size, .src_stag = 0x77, .src_to = 0};
+	uint8_t body[IW_RDMAP_READ_REQ_LEN];
+	iw_read_req_encode(&rr, body);
+	iw_ddp_hdr h = {.tagged = false, .last = true, .dv = 1, .qn = 1, .msn = msn, .mo = 0};
+	cb_seg(b, dir, h, IW_OP_READ_REQ, body, sizeof body);
+}
+
+static void read_resp(capb *b, int dir, uint32_t stag, uint64_t to, bool last, size_t len)
+{
+	static uint8_t pl[512];
+	memset(pl, 0x5a, sizeof pl);
+	iw_ddp_hdr h = {.tagged = true, .last = last, .dv = 1, .stag = stag, .to = to};
+	cb_seg(b, dir, h, IW_OP_READ_RESP, pl, len);
+}
+
+/* Finding 12: in a capture between two peers, a Read Response whose STag and length do not match
+ * the Read Request it answers passed. decode now holds each side's Responses to the Requests the
+ * other side sent, in order, by the runner's rule (iw_verify_read_resp, RFC5040-5.2-03), and a
+ * Response that answers no Request is RFC5040-5.2-06. */
+TEST(decode_holds_read_responses_to_their_requests)
+{
+	const iw_profile *p = iw_profile_get(IW_PROFILE_RFC5044);
+	capb b;
+	char *out;
+	/* A Response as asked: conforms, and says which Request it answers. */
+	cb_start(&b, p, p);
+	read_req(&b, 0, 1, 0x100, 0x2000, 8);
+	read_resp(&b, 1, 0x100, 0x2000, true, 8);
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 0);
+	CHECK(strstr(out, "answers the Read Request of frame 6: 8 octets to sink STag 0x00000100 TO 0x2000") != NULL);
+	free(out);
+
+	/* Another STag, another TO, more octets: each RFC5040-5.2-03, as the runner's check names it. */
+	const struct { uint32_t stag; uint64_t to; size_t len; const char *how; } bad[] = {
+		{0x101, 0x2000, 8, "(another STag)"}, {0x100, 0x2008, 8, "(another TO)"}, {0x100, 0x2000, 9, "(more octets)"},
+		{0x100, 0x2000, 7, "(fewer octets)"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cb_start(&b, p, p);
+		read_req(&b, 0, 1, 0x100, 0x2000, 8);
+		read_resp(&b, 1, bad[i].stag, bad[i].to, true, bad[i].len);
+		CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
+		CHECK(strstr(out, "VIOLATION RFC5040-5.2-03") != NULL);
+		CHECK(strstr(out, bad[i].how) != NULL);
+		CHECK_EQ(count(out, "  VIOLATION "), 1);
+		free(out);
+		iw_read_req rr = {.sink_stag = 0x100, .sink_to = 0x2000, .size = 8};
+		iw_ddp_hdr f = {.tagged = true, .last = true, .dv = 1, .stag = bad[i].stag, .to = bad[i].to};
+		iw_check chk;
+		CHECK(!iw_verify_read_resp(&rr, &f, bad[i].len, true, &chk));
+		CHECK_STR(chk.req, "RFC5040-5.2-03");
+	}
+
+	/* Two Requests, two segments each way: answered in order, conforms; the Responses swapped,
+	 * the first is held to the first Request and broken. */
+	cb_start(&b, p, p);
+	read_req(&b, 0, 1, 0x100, 0x2000, 200);
+	read_req(&b, 0, 2, 0x300, 0x0, 8);
+	read_resp(&b, 1, 0x100, 0x2000, false, 150);
+	read_resp(&b, 1, 0x100, 0x2000 + 150, true, 50);
+	read_resp(&b, 1, 0x300, 0x0, true, 8);
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 0);
+	CHECK_EQ(count(out, "answers the Read Request of frame"), 2);
+	free(out);
+	cb_start(&b, p, p);
+	read_req(&b, 0, 1, 0x100, 0x2000, 200);
+	read_req(&b, 0, 2, 0x300, 0x0, 8);
+	read_resp(&b, 1, 0x300, 0x0, true, 8);
+	read_resp(&b, 1, 0x100, 0x2000, false, 150);
+	read_resp(&b, 1, 0x100, 0x2000 + 150, true, 50);
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
+	CHECK(strstr(out, "VIOLATION RFC5040-5.2-03") != NULL);
+	free(out);
+	/* A Response cut short over two segments: its last segment says so. */
+	cb_start(&b, p, p);
+	read_req(&b, 0, 1, 0x100, 0x2000, 200);
+	read_resp(&b, 1, 0x100, 0x2000, false, 150);
+	read_resp(&b, 1, 0x100, 0x2000 + 150, true, 40);
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
+	CHECK(strstr(out, "this one carries 190 octets to STag 0x100 TO 0x2000 (fewer octets)") != NULL);
+	free(out);
+
+	/* A Response nobody asked for, or one sent before the Request it would answer. */
+	cb_start(&b, p, p);
+	cb_seg(&b, 0, send_hdr(1), IW_OP_SEND, "abcd", 4);
+	read_resp(&b, 1, 0x100, 0x2000, true, 8);
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
+	CHECK(strstr(out, "VIOLATION RFC5040-5.2-06") != NULL);
+	CHECK(strstr(out, "answers no Read Request") != NULL);
+	free(out);
+	cb_start(&b, p, p);
+	cb_seg(&b, 0, send_hdr(1), IW_OP_SEND, "abcd", 4);
+	read_resp(&b, 1, 0x100, 0x2000, true, 8);
+	read_req(&b, 0, 1, 0x100, 0x2000, 8);
+	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
+	CHECK(strstr(out, "VIOLATION RFC5040-5.2-06") != NULL);
+	CHECK(strstr(out, "before the Read Request it could answer") != NULL);
+	free(out);
+}

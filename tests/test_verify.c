@@ -435,3 +435,26 @@ TEST(verify_source_reads_on_past_a_fault_and_joins_mid_stream)
 	}
 	CHECK_STR(chk.req, "DDP-6.3-08"); /* once a queue is met, its MSNs follow on */
 }
+
+/* A Read Response against its Read Request (iw_verify_read_resp, the runner's and decode's one
+ * rule, RFC5040-5.2-03): whole, or segment by segment, where a partial Response is wrong only
+ * once it targets another STag or TO or has more octets than asked. */
+TEST(verify_read_response_against_its_request)
+{
+	iw_read_req rr = {.sink_stag = 0x10, .sink_to = 0x1000, .size = 300};
+	iw_ddp_hdr f = {.tagged = true, .last = false, .dv = 1, .stag = 0x10, .to = 0x1000};
+	iw_check chk;
+	CHECK(iw_verify_read_resp(&rr, &f, 300, true, &chk));
+	CHECK_EQ(chk.nrules, 1);
+	CHECK_STR(chk.rules[0], "RFC5040-5.2-03");
+	CHECK(iw_verify_read_resp(&rr, &f, 150, false, &chk));   /* so far, so good */
+	CHECK(!iw_verify_read_resp(&rr, &f, 150, true, &chk));   /* ended short */
+	CHECK(strstr(chk.detail, "(fewer octets)") != NULL);
+	CHECK(!iw_verify_read_resp(&rr, &f, 301, false, &chk));  /* past the size already */
+	CHECK(strstr(chk.detail, "(more octets)") != NULL);
+	f.stag = 0x11;
+	CHECK(!iw_verify_read_resp(&rr, &f, 10, false, &chk));
+	CHECK_STR(chk.req, "RFC5040-5.2-03");
+	CHECK_EQ(chk.kind, IW_VIOL_FATAL);
+	CHECK(strstr(chk.detail, "(another STag)") != NULL);
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "decode_profile.h"
+#include "decode_reads.h"
 #include "iw_proto.h"
 #include "mpa_frame.h"
 
@@ -370,9 +371,13 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 			ctx_for(&cc, x, &o, x->flen);
 			/* Frames mark the conversation's start; without them, so does a SYN. */
 			o.mid_stream = culley && !c->handshake;
+			/* This side's Read Responses answer the Read Requests the other side sent. */
+			iw_decode_peer peer = {.p = ps[!k], .s = sd[!k].s, .base = sd[!k].flen, .markers = mk[!k], .crc = crc};
+			o.reads = iw_decode_reads_new(&peer);
 			if (x->s->len > x->flen)
 				v->fpdus[k == ini ? 0 : 1] = iw_decode_fpdus(&o, ps[k], mk[k], crc, 0, x->s->data + x->flen,
 									    x->s->len - x->flen, &first_end[k]);
+			iw_decode_reads_free(o.reads);
 		} else if (rejected) {
 			no_fpdus(&cc, x, k == rsp ? "MPA-6.1-R2e" : "MPA-6.1-R3c",
 				 k == rsp ? "after the responder rejected the connection (R=1): no FPDU may follow"

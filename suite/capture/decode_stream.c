@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "decode_reads.h"
 #include "iw_proto.h"
 #include "mpa_fpdu.h"
 #include "mpa_rx.h"
 #include "rdmap.h"
 #include "verify.h"
 
-/* The capture frame that carried offset off of the current phase, 0 outside captures. */
 /* A 64-bit field (a TO) as "0x" and 16 hex digits: JSON numbers are exact only to 2^53. */
 static json_t *hex64(uint64_t v)
 {
@@ -24,16 +24,17 @@ static json_t *hex64(uint64_t v)
 	return json_string(b);
 }
 
-static uint64_t frame_of(const iw_decode_ctx *o, uint64_t off)
+uint64_t iw_decode_frame_of(const iw_decode_ctx *o, uint64_t off)
 {
 	return o->cap ? iw_pcap_frame_of(o->cap, o->cap_base + off) : 0;
 }
+
 
 /* " (frame N)" or " (frames N-M)" for octets [off, off + len), "" outside captures. */
 static const char *where(const iw_decode_ctx *o, uint64_t off, uint64_t len, char *buf, size_t cap)
 {
 	buf[0] = '\0';
-	uint64_t a = frame_of(o, off), b = len ? frame_of(o, off + len - 1) : a;
+	uint64_t a = iw_decode_frame_of(o, off), b = len ? iw_decode_frame_of(o, off + len - 1) : a;
 	if (a && b > a)
 		snprintf(buf, cap, " (frames %llu-%llu)", (unsigned long long)a, (unsigned long long)b);
 	else if (a)
@@ -43,7 +44,7 @@ static const char *where(const iw_decode_ctx *o, uint64_t off, uint64_t len, cha
 
 static void put_frame(const iw_decode_ctx *o, json_t *j, uint64_t off)
 {
-	uint64_t f = frame_of(o, off);
+	uint64_t f = iw_decode_frame_of(o, off);
 	if (f)
 		json_object_set_new(j, "frame", json_integer((json_int_t)f));
 }
@@ -171,7 +172,7 @@ long iw_decode_frame(iw_decode_ctx *o, const iw_profile *p, const uint8_t *buf, 
 				      "pd_length", (int)f.pd_length, "pd_octets", (json_int_t)f.pd_len);
 		json_object_set_new(j, "key", json_string(key_text(f.key, kb, sizeof kb)));
 		if (o->cap)
-			json_object_set_new(j, "capture_frame", json_integer((json_int_t)frame_of(o, flen - 1)));
+			json_object_set_new(j, "capture_frame", json_integer((json_int_t)iw_decode_frame_of(o, flen - 1)));
 		if (f.has_irdord) {
 			json_object_set_new(j, "ird", json_integer(f.ird));
 			json_object_set_new(j, "ord", json_integer(f.ord));
@@ -305,6 +306,7 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, iw_source *src, 
 		iw_decode_check(o, &chk, fp->start);
 		iw_source_take(src, &m);  /* one fault, one violation: the next segment is judged on */
 	}
+	iw_decode_reads_segment(o->reads, o, &m, fp->start, jf);
 	if (m.opcode == IW_OP_READ_REQ && !h->tagged) {
 		iw_read_req rr;
 		iw_err e;
@@ -359,8 +361,8 @@ static void decode_fpdu(iw_decode_ctx *o, const iw_profile *p, iw_source *src, c
 			       (int)fp->pad_len);
 		if (o->cap)
 			json_object_set_new(jf, "capture_frames",
-					    json_pack("[I, I]", (json_int_t)frame_of(o, fp->start),
-						      (json_int_t)frame_of(o, fp->start + fp->wire_len - 1)));
+					    json_pack("[I, I]", (json_int_t)iw_decode_frame_of(o, fp->start),
+						      (json_int_t)iw_decode_frame_of(o, fp->start + fp->wire_len - 1)));
 		json_t *mk = json_array();
 		for (size_t i = 0; i < fp->nmarkers; i++)
 			json_array_append_new(mk, json_pack("{s:I, s:i, s:i}", "offset", (json_int_t)fp->markers[i].pos,

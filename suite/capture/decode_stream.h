@@ -25,6 +25,9 @@
 
 #define IW_DECODE_LINE_MAX 400
 
+/* A direction's Read Responses against the other's Read Requests (decode_reads.h). */
+typedef struct iw_decode_reads iw_decode_reads;
+
 /* The first violation of a decoding, as one line of text. */
 typedef struct iw_decode_first {
 	bool set;
@@ -47,6 +50,7 @@ typedef struct iw_decode_ctx {
 	/* The octets may begin mid-conversation (a dump without its startup frame, or from a later
 	 * offset): the sender's first MSNs and a message under way are taken as they come. */
 	bool mid_stream;
+	iw_decode_reads *reads;     /* when not NULL, holds Read Responses to the other side's Requests */
 	size_t *terminates;         /* when not NULL, counts the Terminate messages decoded */
 	iw_decode_first *first;     /* when not NULL and not yet set: receives the first violation */
 } iw_decode_ctx;
@@ -54,6 +58,9 @@ typedef struct iw_decode_ctx {
 /* Reports a violation (printed or appended to viols) and counts it in o->viol. */
 void iw_decode_violation(iw_decode_ctx *o, const char *req, enum iw_viol_kind kind, int layer, int etype, int ecode,
 			 uint64_t off, const char *detail);
+
+/* The capture frame that carried offset off of the current phase, 0 outside captures. */
+uint64_t iw_decode_frame_of(const iw_decode_ctx *o, uint64_t off);
 
 /* Reports what a verifier found broken (verify.h), the first rule and any more, at offset off. */
 void iw_decode_check(iw_decode_ctx *o, const iw_check *c, uint64_t off);

@@ -22,6 +22,7 @@
  *                  (DDP-7.2-05/07), no segment after its message's L=1 segment (DDP-6.1-05), no
  *                  ULPDU below 128 octets but a message's last (MPA-5.3.2-06); and a ULPDU's
  *                  headers as the engine parses them (DDP-6.2-01/02, DDP-6.3-01)
+ *   verify_read.c  a Read Response held to the Read Request it answers (RFC5040-5.2-03)
  *   verify_check.c recording what a check applied and what it found broken (verify_int.h)
  */
 #ifndef IW_VERIFY_H
@@ -140,5 +141,19 @@ bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m,
  * and MSN), or a new one from it, its queue's next MSN the one after its own. So one wrong MSN is
  * one violation, not one per message after it. */
 void iw_source_take(iw_source *s, const iw_rdmap_msg *m);
+
+/* ---- verify_read.c ---- */
+
+/* A Read Response held to the Read Request it answers (RFC5040-5.2-03, as the runner and the
+ * network fuzzer cite it: a valid Read Request is answered with one Read Response to the Data
+ * Sink STag and TO it named, of exactly its RDMA Read Message Size; the Data Source answers the
+ * Requests in the order they came, RFC5040-5.5-03). The rule the runner's model holds a DUT's
+ * Responses to (suite/run/exec_model.c) and decode each side's (suite/capture/decode_reads.h).
+ * first: the header of the Response's first segment; len: its payload octets so far; complete:
+ * its L=1 segment is among them. A judge that sees the message whole calls it once with
+ * complete; one that reads segment by segment calls it on each (a Response found wrong need not
+ * be judged again). The segments' own order (each TO following on, one STag throughout) is
+ * iw_verify_segment's (DDP-7.2-07, DDP-6.2-08). */
+bool iw_verify_read_resp(const iw_read_req *rr, const iw_ddp_hdr *first, uint64_t len, bool complete, iw_check *out);
 
 #endif
