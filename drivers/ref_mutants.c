@@ -423,7 +423,7 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 	case IW_MUTANT_RDMAP_RSVD_CHECKED:
 		/* RFC5040-4.1-05: the Rsvd bits are checked: set, they are taken for a version the model
 		 * refuses (RV 0 where the stream's is 1). */
-		if (h.rsvdulp[0] & 0x30u) {
+		if (iw_rdmap_ctrl_rsvd(h.rsvdulp[0])) {
 			h.rsvdulp[0] = iw_rdmap_ctrl(rv ? 0 : 1, op);
 			put_hdr(&h, u);
 		}

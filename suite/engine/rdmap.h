@@ -41,6 +41,8 @@ static inline uint8_t iw_rdmap_ctrl(unsigned rv, unsigned opcode)
 }
 static inline unsigned iw_rdmap_ctrl_rv(uint8_t ctrl) { return ctrl >> 6; }
 static inline unsigned iw_rdmap_ctrl_opcode(uint8_t ctrl) { return ctrl & 0x0Fu; }
+/* The control octet's Rsvd bits (RFC 5040 §4.1: zero when sent, not checked on receipt). */
+static inline unsigned iw_rdmap_ctrl_rsvd(uint8_t ctrl) { return (ctrl & IW_RDMAP_RSVD_MASK) >> 4; }
 
 /* The RDMAP opcode of a ULPDU in octets (its DDP header's RsvdULP[0]). */
 static inline unsigned iw_rdmap_octets_opcode(const uint8_t *ulpdu)
@@ -89,6 +91,8 @@ typedef struct iw_terminate {
 static inline unsigned iw_term_ctrl_layer(const uint8_t cw[4]) { return cw[0] >> 4; }
 static inline unsigned iw_term_ctrl_etype(const uint8_t cw[4]) { return cw[0] & 0x0Fu; }
 static inline unsigned iw_term_ctrl_ecode(const uint8_t cw[4]) { return cw[1]; }
+/* The 13 reserved bits after M, D, R (zero when sent, RFC5040-4.8-05). */
+static inline unsigned iw_term_ctrl_rsvd(const uint8_t cw[4]) { return (unsigned)(cw[2] & 0x1Fu) << 8 | cw[3]; }
 static inline void iw_term_ctrl_set(uint8_t cw[4], unsigned layer, unsigned etype, unsigned ecode)
 {
 	cw[0] = (uint8_t)((layer & 0x0Fu) << 4 | (etype & 0x0Fu));

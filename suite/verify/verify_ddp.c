@@ -88,7 +88,7 @@ bool iw_verify_ulpdu(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_r
 	}
 	if (ok && rfc_rdmap) {
 		iw_check_applied(out, "RFC5040-4.1-04");
-		if (m->ddp.rsvdulp[0] & 0x30u)
+		if (iw_rdmap_ctrl_rsvd(m->ddp.rsvdulp[0]))
 			return iw_check_sender(out, "RFC5040-4.1-04", "the sender's %s has the RDMAP Rsvd bits set "
 					       "(control octet 0x%02x)", iw_rdmap_op(m->opcode)->name, m->ddp.rsvdulp[0]);
 	}
