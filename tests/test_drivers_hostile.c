@@ -48,6 +48,16 @@ TEST(drivers_hostile_reset_mid_frame)
 	end_case(d, fd);
 }
 
+/* How many octets, after the first, a DUT that sends one octet a second may have sent since t0
+ * (just before our Request): one, as on an idle machine within the 700 ms the tests read, and
+ * one more for each whole second that has really passed. A fixed "at most one" was a race: a
+ * harness thread the scheduler woke late finds more waiting, and the DUT was right. Likewise
+ * the status after such a read is TIMEOUT or DATA by when the octet came, not by its count. */
+static size_t one_a_second(int64_t t0)
+{
+	return 1 + (size_t)((iw_net_now_ms() - t0) / 1000);
+}
+
 TEST(drivers_hostile_slow)
 {
 	iw_dut_config c;
@@ -56,13 +66,14 @@ TEST(drivers_hostile_slow)
 	cfg_ref(&c, "slow", NULL);
 	iw_driver *d = ref_connect(&c, &fd);
 	if (d && fd >= 0) {
+		int64_t t0 = iw_net_now_ms();
 		send_request(fd, iw_profile_default(), false, -1);
-		size_t n = read_for(fd, buf, 1, 500, &st);
+		size_t n = read_for(fd, buf, 1, 10000, &st);   /* the octet ends it: a hang guard */
 		CHECK_EQ(n, 1);
 		CHECK_EQ(buf[0], 'M');
 		n = read_for(fd, buf, sizeof buf, 700, &st);
-		CHECK(n <= 1);
-		CHECK_EQ(st, n ? IW_NET_DATA : IW_NET_TIMEOUT);
+		CHECK(n <= one_a_second(t0));
+		CHECK(st == IW_NET_DATA || st == IW_NET_TIMEOUT);   /* still open */
 	}
 	end_case(d, fd);
 }
@@ -278,12 +289,13 @@ TEST(drivers_hostile_drip)
 	cfg_ref(&c, "drip", NULL);
 	iw_driver *d = ref_connect(&c, &fd);
 	if (d && fd >= 0) {
+		int64_t t0 = iw_net_now_ms();
 		send_request(fd, iw_profile_default(), false, -1);
-		CHECK_EQ(read_for(fd, buf, 1, 1500, &st), 1);
+		CHECK_EQ(read_for(fd, buf, 1, 10000, &st), 1);   /* the octet ends it: a hang guard */
 		CHECK_EQ(buf[0], 'M');
 		size_t n = read_for(fd, buf, sizeof buf, 700, &st);
-		CHECK(n <= 1);
-		CHECK_EQ(st, n ? IW_NET_DATA : IW_NET_TIMEOUT);
+		CHECK(n <= one_a_second(t0));
+		CHECK(st == IW_NET_DATA || st == IW_NET_TIMEOUT);   /* still open */
 	}
 	end_case(d, fd);
 }
