@@ -41,6 +41,12 @@ static void mutated_hdr(const iw_fault_conn *f, uint8_t h[IW_MPA_FRAME_HDR_LEN])
 	case IW_MUTANT_TRUNCATE_PD:
 		iw_mpa_frame_set_pd_length(h, (uint16_t)(iw_mpa_frame_pd_length(h) + 4u));
 		break;
+	case IW_MUTANT_REPLY_ECHOES_R:
+		/* MPA-6.1.1-R1: a Request's R is not checked; this responder copies it into its Reply
+		 * (Linux siw sends the Request's header back with the key swapped). */
+		if (f->role == IW_ROLE_RESPONDER && (iw_mpa_frame_flags(f->in_hdr) & IW_MPA_FLAG_R))
+			iw_mpa_frame_set_flags(h, iw_mpa_frame_flags(h) | IW_MPA_FLAG_R);
+		break;
 	default:
 		break;
 	}
@@ -92,14 +98,11 @@ static void fill_random(iw_fault_conn *f, iw_txbuf *tx)
 	f->injected += room;
 }
 
-/* MPA-6.1-R4 broken: an FPDU before the peer's first one. A zero-length RDMA Write is never
- * checked by the receiver (DDP-7.2-10) and consumes no MSN, so the mutant breaks rule 4 and
- * nothing else (with markers on our side later marker positions shift: what follows is not judged). */
-static void inject_early_fpdu(iw_fault_conn *f, iw_txbuf *tx)
+/* A zero-length RDMA Write framed with the given markers and CRC into tx; false when there is
+ * no room yet. */
+static bool put_zero_write(iw_fault_conn *f, iw_txbuf *tx, bool markers, bool crc)
 {
 	const iw_profile *p = f->profile;
-	bool markers = p->markers_always || (iw_mpa_frame_flags(f->in_hdr) & IW_MPA_FLAG_M);
-	bool crc = p->crc_always || ((iw_mpa_frame_flags(f->in_hdr) | iw_mpa_frame_flags(f->out_hdr)) & IW_MPA_FLAG_C);
 	iw_mpa_tx mtx;
 	iw_mpa_tx_init(&mtx, p, markers, crc);
 	iw_ddp_hdr h;
@@ -112,15 +115,71 @@ static void inject_early_fpdu(iw_fault_conn *f, iw_txbuf *tx)
 	uint8_t hb[IW_DDP_TAGGED_HDR_LEN];
 	size_t hl, n;
 	if (iw_ddp_hdr_encode(&h, hb, sizeof hb, &hl, NULL) != IW_OK)
-		return;
+		return false;
 	size_t need = iw_mpa_tx_size(&mtx, hl);
 	if (iw_txbuf_room(tx) < need)
-		return; /* next pump */
+		return false; /* next pump */
 	if (iw_mpa_tx_fpdu(&mtx, hb, hl, NULL, 0, NULL, iw_txbuf_tail(tx), iw_txbuf_room(tx), &n, NULL) != IW_OK)
-		return;
+		return false;
 	tx->len += n;
 	f->injected += n;
-	f->early_sent = true;
+	return true;
+}
+
+/* MPA-6.1-R4 broken: an FPDU before the peer's first one. A zero-length RDMA Write is never
+ * checked by the receiver (DDP-7.2-10) and consumes no MSN, so the mutant breaks rule 4 and
+ * nothing else (with markers on our side later marker positions shift: what follows is not judged). */
+static void inject_early_fpdu(iw_fault_conn *f, iw_txbuf *tx)
+{
+	const iw_profile *p = f->profile;
+	bool markers = p->markers_always || (iw_mpa_frame_flags(f->in_hdr) & IW_MPA_FLAG_M);
+	bool crc = p->crc_always || ((iw_mpa_frame_flags(f->in_hdr) | iw_mpa_frame_flags(f->out_hdr)) & IW_MPA_FLAG_C);
+	if (put_zero_write(f, tx, markers, crc))
+		f->early_sent = true;
+}
+
+/* reply-to-partial-request (MPA-6.1-R2a broken): once the peer's octets of a Request that is not
+ * complete have been quiet for PARTIAL_REPLY_MS, a Reply (the profile's, C=1, no private data)
+ * and a zero-length RDMA Write go out, as though the Request had ended there. The model, still
+ * waiting for the rest, is mute from then on (what it would say later is dropped) and its
+ * startup timeout still closes the connection. True when it took the pump; *wake is when it
+ * wants to run again (-1: on the next event). */
+#define PARTIAL_REPLY_MS 1000
+static bool reply_to_partial(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx, int64_t now_ms, int64_t *wake)
+{
+	*wake = -1;
+	if (f->role != IW_ROLE_RESPONDER || !f->profile->startup_frames)
+		return false;
+	if (f->partial_replied) {
+		discard(f, model);
+		return true;
+	}
+	if (f->in_pos == 0 || iw_conn_state(model) != IW_CS_STARTUP)
+		return false; /* nothing yet, or the whole Request: the model answers */
+	if (f->quiet_since_ms == 0 || f->in_pos != f->quiet_in_pos) {
+		f->quiet_in_pos = f->in_pos;
+		f->quiet_since_ms = now_ms;
+	}
+	if (now_ms - f->quiet_since_ms < PARTIAL_REPLY_MS) {
+		*wake = f->quiet_since_ms + PARTIAL_REPLY_MS;
+		return true;
+	}
+	iw_mpa_frame fr;
+	iw_mpa_frame_init(&fr, f->profile, IW_MPA_REPLY);
+	uint8_t frame[IW_MPA_FRAME_HDR_LEN + IW_MPA_IRDORD_LEN];
+	size_t n;
+	if (iw_mpa_frame_encode(&fr, frame, sizeof frame, &n, NULL) != IW_OK)
+		return true;
+	if (iw_txbuf_room(tx) < n + 64) {
+		*wake = now_ms + 10;
+		return true;
+	}
+	memcpy(iw_txbuf_tail(tx), frame, n);
+	tx->len += n;
+	f->injected += n;
+	(void)put_zero_write(f, tx, f->profile->markers_always, true);
+	f->partial_replied = true;
+	return true;
 }
 
 bool fs_frame_known(iw_fault_conn *f, iw_conn *model)
@@ -272,6 +331,11 @@ int64_t iw_fault_pump(iw_fault_conn *f, iw_conn *model, iw_txbuf *tx, int64_t no
 		return -1;
 	default:
 		break;
+	}
+	if (f->mutant == IW_MUTANT_REPLY_TO_PARTIAL_REQUEST) {
+		int64_t wake;
+		if (reply_to_partial(f, model, tx, now_ms, &wake))
+			return wake;
 	}
 	/* Plain path (with the mutant's rewrites). Wait for a whole frame header first, so the
 	 * header can be rewritten as one. */

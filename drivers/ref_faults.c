@@ -202,6 +202,12 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 		"header of the message at fault", "rdmap", NULL },
 	[IW_MUTANT_TERM_RSVD_SET] = { "term-rsvd-set", "RFC5040-4.8-05",
 		"sets the reserved octet of its Terminates' control word (0xFF after M, D, R)", "rdmap", NULL },
+	[IW_MUTANT_REPLY_ECHOES_R] = { "reply-echoes-r", "MPA-6.1.1-R1",
+		"takes the R bit of the Request into its accepting Reply (R=1 to a Request with R=1), as Linux siw "
+		"does, and goes on to full operation", "startup", "responder" },
+	[IW_MUTANT_REPLY_TO_PARTIAL_REQUEST] = { "reply-to-partial-request", "MPA-6.1-R2a",
+		"answers a Request that stopped short (its octets quiet for 1 s before the frame is complete) with a "
+		"Reply and an FPDU (a zero-length RDMA Write), as a DUT seen on the wire did", "startup", "responder" },
 };
 
 const iw_fault_info *iw_hostile_info(enum iw_hostile h)

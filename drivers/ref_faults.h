@@ -116,6 +116,9 @@ enum iw_mutant {
 	IW_MUTANT_SHORT_RREQ_DROPPED,
 	IW_MUTANT_TERM_NO_HEADERS,
 	IW_MUTANT_TERM_RSVD_SET,
+	/* Startup answers the runner judged only in some steps (issue: octets nobody judged). */
+	IW_MUTANT_REPLY_ECHOES_R,
+	IW_MUTANT_REPLY_TO_PARTIAL_REQUEST,
 	IW_MUTANT_COUNT
 };
 
@@ -231,8 +234,9 @@ typedef struct iw_fault_conn {
 					 * Send event's data lasts only until the next input) */
 	void *after_feed_arg;
 	bool model_failed;          /* the model has found an error (seen by the fault stage) */
-	uint64_t quiet_in_pos;      /* place-after-error: peer octets seen at quiet_since_ms */
+	uint64_t quiet_in_pos;      /* place-after-error, reply-to-partial-request: peer octets seen at quiet_since_ms */
 	int64_t quiet_since_ms;
+	bool partial_replied;       /* reply-to-partial-request: its Reply and FPDU are out; the model is mute */
 	uint32_t pd_keep;           /* PD octets kept of the peer's frame (PD clamping mutants) */
 	uint8_t clamp_buf[16384 + 32];  /* the peer's chunk with private data removed */
 	uint32_t msn_next;          /* deliver-out-of-order: the next MSN handed out */

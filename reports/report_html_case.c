@@ -97,13 +97,12 @@ static void one_case(hctx *h, const iw_case_result *r)
 	}
 	size_t nm = r->nmeasures < 8 ? r->nmeasures : 8;
 	for (size_t i = 0; i < nm; i++) {
+		char mv[64];
+		iw_measure_text(&r->measures[i], -1, mv, sizeof mv);
 		html_out(h, "<p>measured <code>");
 		html_esc(h, FIELD(r->measures[i].name));
-		if (isfinite(r->measures[i].value))
-			iw_atomic_printf(h->af, "</code> = %g ", r->measures[i].value);
-		else
-			html_out(h, "</code> = (none) ");
-		html_esc(h, FIELD(r->measures[i].unit));
+		html_out(h, "</code> = ");
+		html_esc(h, FIELD(mv));
 		html_out(h, "</p>\n");
 	}
 	size_t nmap = r->nmappings < 4 ? r->nmappings : 4;

@@ -114,11 +114,12 @@ static void x_details(iw_atomic_file *af, const iw_case_result *r, bool with_wir
 	}
 	size_t nm = r->nmeasures < 8 ? r->nmeasures : 8;
 	for (size_t i = 0; i < nm; i++) {
+		char mv[64];
+		iw_measure_text(&r->measures[i], -1, mv, sizeof mv);
 		x_text(af, "measure: ");
 		x_esc(af, FIELD(r->measures[i].name), false);
-		snprintf(line, sizeof line, " = %g ", r->measures[i].value);
-		x_text(af, line);
-		x_esc(af, FIELD(r->measures[i].unit), false);
+		x_text(af, " = ");
+		x_esc(af, FIELD(mv), false);
 		x_text(af, "\n");
 	}
 	size_t nmap = r->nmappings < 4 ? r->nmappings : 4;

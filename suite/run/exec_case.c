@@ -349,6 +349,10 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 		x->instr_markers = want_m;
 		x->instr_crc_off = want_nocrc;
 	}
+	/* The no-CRC mode a C=0 frame is judged by (ex_c0_held): what the case or --crc off asked
+	 * for; a DUT the harness cannot instruct per case is in the mode its administrator set for
+	 * the whole run, which --crc off declares. */
+	x->nocrc_mode = want_nocrc || (o->frame_no_crc && o->dut.crc_off_mode && !drv->ops->instruct);
 	/* A DUT that answers no fresh connection cannot be judged on staying alive after the case:
 	 * ask it once before. Its time is not taken from the case's. */
 	if (!x->failed && p->startup_frames && expects_alive(c)) {
@@ -373,6 +377,10 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 		for (int i = 0; i < x->nconns; i++) {
 			x->h = &x->conns[i];
 			ex_flush_pending(x);
+			/* What the DUT sent that no step took: judged as every frame is (after a failure,
+			 * only shown), so no octet it sent is missing from the verdict or the wire log. */
+			if (!iw_interrupted())
+				ex_take_arrivals(x, "the case's end", true);
 		}
 		for (int i = 0; i < MAX_CONNS; i++)
 			ex_hconn_close(&x->conns[i]);
@@ -416,9 +424,11 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 		judge_failure(x, r);
 	} else {
 		r->verdict = measured || c->level == IW_LEVEL_INFO ? IW_INFO : IW_PASS;
-		if (r->verdict == IW_INFO && r->nmeasures)
-			snprintf(r->reason, sizeof r->reason, "measured %s = %.0f %s", r->measures[0].name,
-				 r->measures[0].value, r->measures[0].unit);
+		if (r->verdict == IW_INFO && r->nmeasures) {
+			char v[32];
+			iw_measure_text(&r->measures[0], 0, v, sizeof v);
+			snprintf(r->reason, sizeof r->reason, "measured %s = %s", r->measures[0].name, v);
+		}
 	}
 	free(x);
 }

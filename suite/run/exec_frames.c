@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref_server.h"
+
 const char *ex_kind_name(enum iw_mpa_kind k) { return k == IW_MPA_REPLY ? "Reply" : "Request"; }
 
 static void frame_summary(const iw_mpa_frame *f, char *buf, size_t cap)
@@ -104,6 +106,9 @@ bool ex_act_send_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	x->h->sent_frame = f;
 	x->h->sent_frame.pd = NULL;
 	x->h->sent_frame_valid = true;
+	/* The private data the configuration's `reject = yes` has the DUT refuse (docs/reflector.md). */
+	x->h->sent_reject_pd = kind == IW_MPA_REQUEST && f.pd_len == strlen(IW_REF_REJECT_PD) && f.pd &&
+			       !memcmp(f.pd, IW_REF_REJECT_PD, f.pd_len);
 	ex_model_feed(x, buf, len);
 	ok = ex_send_cut(x, buf, len);
 	free(buf);
@@ -160,6 +165,90 @@ static const char *sender_req(const char *receiver_req, enum iw_mpa_kind kind)
 	return receiver_req;
 }
 
+/* The requirement an accepting Reply with R=1 breaks: when the harness's Request had R=1, the
+ * DUT took the R bit a Request carries as its own answer, and a Request's R is not checked
+ * (MPA-6.1.1-R1, TR-04); otherwise it refused a Request it should accept (MPA-6.1-R2f). One rule
+ * for `expect reply r=0` and `expect as-model`. */
+const char *ex_reply_r_req(const ctx *x)
+{
+	return x->h->sent_frame_valid && x->h->sent_frame.r ? "MPA-6.1.1-R1" : "MPA-6.1-R2f";
+}
+
+/* The DUT's frame has C=0 where C=1 is due: whether that is held against it (MPA-5.2-03). Not
+ * when the DUT is in its administrator no-CRC mode for this case (ctx.nocrc_mode: the DUT
+ * declares `crc = optional-off` and the case or the run asked for that mode). One rule for
+ * `expect reply|request c=1` and `expect as-model`. */
+bool ex_c0_held(ctx *x)
+{
+	if (!x->nocrc_mode)
+		return true;
+	ex_note(x, "C=0 not held against the DUT: it is in its no-CRC mode for this case (crc = optional-off)");
+	return false;
+}
+
+/* A Reply that comes before the Request it answers is complete: a responder waits for a
+ * received and validated Request (MPA-6.1-R2a). The model, fed everything the harness sent,
+ * still waits for the rest of it. The model only moves forward, so what it says when the Reply is
+ * read also held when the Reply was sent. */
+static bool reply_premature(ctx *x, enum iw_mpa_kind kind, const char *sum)
+{
+	if (kind != IW_MPA_REPLY || x->dut_role != IW_ROLE_RESPONDER || !x->h->model)
+		return false;
+	static const char *const rule[] = {"MPA-6.1-R2a"};
+	iw_result_judged(x->r, rule, 1);
+	if (iw_conn_state(x->h->model) != IW_CS_STARTUP)
+		return false;
+	ex_fail_frame(x, "MPA-6.1-R2a", "the DUT sent a Reply before the Request was complete (%s; seen: %s)",
+		      x->h->sent_frame_valid ? "its private data had not all arrived" : "its header had not all arrived",
+		      sum);
+	return true;
+}
+
+int ex_frame_take(ctx *x, enum iw_mpa_kind kind, iw_mpa_frame *fout, size_t *need, iw_err *e)
+{
+	iw_mpa_frame f;
+	size_t flen = 0;
+	int rc = iw_mpa_frame_decode(x->p, x->h->in + x->h->in_cur, ex_avail(x), &f, &flen, e);
+	*need = flen;
+	if (rc == IW_ETRUNC)
+		return EX_TAKE_PARTIAL;
+	if (rc != IW_OK) {
+		size_t n = ex_avail(x) < 512 ? ex_avail(x) : 512;
+		if (n)
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, n,
+				       "%zu octets that do not decode as a %s: %s", n, ex_kind_name(kind), e->msg);
+		return EX_TAKE_NOT_FRAME;
+	}
+	char sum[200];
+	frame_summary(&f, sum, sizeof sum);
+	iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), kind == IW_MPA_REPLY ? "reply" : "request",
+		       x->h->in + x->h->in_cur, flen, "%s %s (%zu octets)", ex_kind_name(kind), sum, flen);
+	x->h->got_frame = f;
+	x->h->got_frame.pd = NULL;
+	x->h->got_frame_valid = true;
+	x->h->in_cur += flen;
+	*fout = f;                      /* its PD points into h->in: valid until the next read */
+	/* The frame must be one a conforming peer sends (MPA-6.1.1-*), and come when one may. */
+	iw_violation vs[16];
+	iw_viol_list l = {.v = vs, .cap = 16};
+	iw_mpa_frame_check(x->p, &f, kind, &l);
+	if (l.n) {
+		ex_fail_frame(x, sender_req(vs[0].req, kind), "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
+			      ex_kind_name(kind), kind == IW_MPA_REPLY ? "responder" : "initiator", vs[0].detail, sum);
+		return EX_TAKE_FAILED;
+	}
+	if (reply_premature(x, kind, sum))
+		return EX_TAKE_FAILED;
+	/* A DUT that chose other M or C bits than the model's own frame: the model follows it,
+	 * so it frames what the harness sends next the way the DUT reads it. */
+	if ((f.m != x->h->model_m || f.c != x->h->model_c) && !x->h->pre_lost)
+		ex_model_make(x, x->h, f.m, f.c);
+	if (x->h->sent_frame_valid || !x->p->startup_frames || kind == IW_MPA_REPLY)
+		if (!f.r)
+			ex_enter_full_operation(x);
+	return EX_TAKE_OK;
+}
+
 /* Consumes one startup frame of the DUT and judges it. */
 bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 {
@@ -210,23 +299,13 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 		return ex_fail(x, req, "expected a %s frame; %s after %zu of %zu octets%s%s%s", ex_kind_name(kind), how, got,
 			    flen, *rule ? " (" : "", rule, *rule ? ")" : "");
 	}
-	if (rc != IW_OK)
+	rc = ex_frame_take(x, kind, &f, &flen, &e);
+	if (rc == EX_TAKE_NOT_FRAME)
 		return ex_fail(x, req, "expected a %s frame; cannot decode: %s", ex_kind_name(kind), e.msg);
+	if (rc != EX_TAKE_OK)
+		return false;
 	char sum[200];
 	frame_summary(&f, sum, sizeof sum);
-	iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), kind == IW_MPA_REPLY ? "reply" : "request",
-		       x->h->in + x->h->in_cur, flen, "%s %s (%zu octets)", ex_kind_name(kind), sum, flen);
-	x->h->got_frame = f;
-	x->h->got_frame.pd = NULL;
-	x->h->got_frame_valid = true;
-	x->h->in_cur += flen;
-	/* The frame must be one a conforming peer sends (MPA-6.1.1-*). */
-	iw_violation vs[16];
-	iw_viol_list l = {.v = vs, .cap = 16};
-	iw_mpa_frame_check(x->p, &f, kind, &l);
-	if (l.n)
-		return ex_fail_frame(x, sender_req(vs[0].req, kind), "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
-			    ex_kind_name(kind), kind == IW_MPA_REPLY ? "responder" : "initiator", vs[0].detail, sum);
 	char why[128];
 	const iw_arg *k = iw_step_arg(s, "key");
 	if (k && !k->is_pattern_any) {
@@ -245,23 +324,20 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
 		if (ex_pattern_ok(s, fields[i].name, vals[i], why, sizeof why))
 			continue;
+		/* C=0 where c=1 is expected: the DUT's no-CRC mode decides, as in `expect as-model`. */
+		if (!strcmp(fields[i].name, "c") && !f.c && !ex_c0_held(x))
+			continue;
 		/* A Reply's R is the responder's answer: R=1 to refuse the private data (MPA-6.1-R2c),
-		 * R=0 to accept it (R2f); in a Request it is only a reserved zero (MPA-6.1.1-R1). */
+		 * R=0 to accept it (R2f, or the Request's own R taken for an answer: R1); in a Request
+		 * it is only a reserved zero (MPA-6.1.1-R1). */
 		const char *freq = fields[i].req;
 		if (!strcmp(fields[i].name, "r") && kind == IW_MPA_REPLY)
-			freq = f.r ? "MPA-6.1-R2f" : "MPA-6.1-R2c";
+			freq = f.r ? ex_reply_r_req(x) : "MPA-6.1-R2c";
 		return ex_fail(x, freq, "%s: %s (seen: %s)", ex_kind_name(kind), why, sum);
 	}
 	const iw_arg *pd = iw_step_arg(s, "pd");
 	if (pd && !pd->is_pattern_any && (pd->nbytes != f.pd_len || memcmp(pd->bytes, f.pd, f.pd_len)))
 		return ex_fail(x, "MPA-6.1-R9c", "%s private data differs from the expected %zu octets (seen %zu octets)",
 			    ex_kind_name(kind), pd->nbytes, f.pd_len);
-	/* A DUT that chose other M or C bits than the model's own frame: the model follows it,
-	 * so it frames what the harness sends next the way the DUT reads it. */
-	if ((f.m != x->h->model_m || f.c != x->h->model_c) && !x->h->pre_lost)
-		ex_model_make(x, x->h, f.m, f.c);
-	if (x->h->sent_frame_valid || !x->p->startup_frames || kind == IW_MPA_REPLY)
-		if (!f.r)
-			ex_enter_full_operation(x);
 	return true;
 }

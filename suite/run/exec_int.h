@@ -12,6 +12,7 @@
  *   exec_frames.c   startup frames sent and judged
  *   exec_send.c     the harness's FPDUs
  *   exec_receive.c  the DUT's FPDUs and messages judged; close and silence
+ *   exec_arrivals.c the DUT's octets no expectation reads, judged as every frame is
  *   exec_model.c    `expect as-model`, `one-of`, `measure`
  */
 #ifndef IW_EXEC_INT_H
@@ -99,6 +100,7 @@ struct hconn {
 	/* startup and negotiation */
 	bool sent_frame_valid, got_frame_valid;
 	iw_mpa_frame sent_frame, got_frame;
+	bool sent_reject_pd;        /* sent_frame is a Request carrying the private data REJECTME */
 	bool full_op;
 	iw_mpa_tx tx;
 	iw_mpa_rx *rx;
@@ -183,6 +185,9 @@ typedef struct ctx {
 	split_cfg split;
 	/* what the DUT was asked for this case (iw_driver_instruct) */
 	bool instr_markers, instr_crc_off;
+	/* The DUT is in its administrator no-CRC mode for this case (crc = optional-off, and the case
+	 * or the run asked for the mode): a C=0 frame is not held against it (ex_c0_held). */
+	bool nocrc_mode;
 	bool uses_startup;
 	bool in_as_model;           /* as-model's own expectations leave the model's events alone */
 	/* verdict */
@@ -289,9 +294,25 @@ void ex_seg_free(ctx *x);
 /* Whether the case has `segments` steps (it needs the raw segment path). */
 bool ex_case_needs_raw(const iw_case *c);
 
+/* What a take of the DUT's octets found (ex_frame_take, ex_fpdu_take): they never wait. */
+enum ex_take {
+	EX_TAKE_FAILED = -1,        /* a failure was recorded */
+	EX_TAKE_PARTIAL = 0,        /* not complete yet (a frame: nothing consumed; FPDUs: all consumed) */
+	EX_TAKE_OK = 1,             /* taken and judged */
+	EX_TAKE_NOT_FRAME = 2,      /* the octets are no startup frame (logged; nothing recorded) */
+};
+
 /* exec_frames.c. The harness's Request or Reply (`send request|reply`), the DUT's judged
- * (`expect request|reply`), and the switch to full operation once both frames are valid. */
+ * (`expect request|reply`), and the switch to full operation once both frames are valid.
+ * ex_frame_take takes the DUT's startup frame from the octets already read: logged, held to
+ * the sender's rules (per frame) and to its turn (a Reply before the Request is complete breaks
+ * MPA-6.1-R2a), the model and full operation set up from it; *need is the frame's length when
+ * known. ex_reply_r_req: the requirement a Reply with R=1 breaks where R=0 is due;
+ * ex_c0_held: whether a frame's C=0 where C=1 is due counts against the DUT (MPA-5.2-03). */
 const char *ex_kind_name(enum iw_mpa_kind k);
+int ex_frame_take(ctx *x, enum iw_mpa_kind kind, iw_mpa_frame *f, size_t *need, iw_err *e);
+const char *ex_reply_r_req(const ctx *x);
+bool ex_c0_held(ctx *x);
 bool ex_act_send_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind);
 void ex_enter_full_operation(ctx *x);
 bool ex_pattern_ok(const iw_step *s, const char *name, int64_t seen, char *why, size_t cap);
@@ -307,11 +328,27 @@ bool ex_act_send_raw(ctx *x, const iw_step *s);
 /* exec_receive.c. The DUT's next message, reassembled from FPDUs each judged as a data
  * source's; `expect <msg>`, `expect terminate`, `expect close`, `expect silence`. */
 bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw_fpdu *fp);
+/* The next FPDU of what was read (full operation set up): logged, held to suite/verify/'s
+ * per-FPDU rules and to its turn (MPA-6.1-R4, R2e, R3a, R3c); ex_ulpdu_judged holds its ULPDU to
+ * the per-segment rules (the message being received is h->src). ex_log_partial_fpdu shows the
+ * octets of an FPDU the DUT left incomplete. */
+int ex_fpdu_take(ctx *x, iw_fpdu *fp, const char *req_ctx);
+bool ex_ulpdu_judged(ctx *x, const iw_fpdu *fp, iw_rdmap_msg *m, const char *what);
+void ex_log_partial_fpdu(ctx *x, const char *why);
 bool ex_exp_message(ctx *x, const iw_step *s, bool terminate);
 bool ex_exp_close(ctx *x, const iw_step *s);
 bool ex_exp_silence(ctx *x, const iw_step *s);
 /* The buffer a DUT advertised (greeting, rping info) made known to the connection's model. */
 void ex_adv_to_model(hconn *h);
+
+/* exec_arrivals.c. The DUT's octets already read on the current connection that no expectation
+ * takes (while `measure close` or `expect close allow_data=1` waits, what breaks a silence or a
+ * close, what a step read past what it judged, what is left when the case ends): each startup
+ * frame and FPDU judged as an expectation would (ex_frame_take, ex_fpdu_take, ex_ulpdu_judged)
+ * and shown in the wire log. `where` names the step for the reason. With final, what cannot be
+ * judged (an incomplete frame, the octets after a failure) is shown as it is. False when a
+ * failure was recorded. */
+bool ex_take_arrivals(ctx *x, const char *where, bool final);
 
 /* exec_rping.c. rping's application messages (docs/rping.md, suite/engine/rping_info.h): the DUT's
  * buffer advertisement becomes the defaults of `write` and `read_req`, as a greeting does; its

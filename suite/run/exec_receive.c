@@ -46,6 +46,135 @@ static bool decodes_with_markers(ctx *x, bool markers)
 	return ok;
 }
 
+/* The octets of the FPDU the decoder holds a part of (consumed from `in`, not complete): shown in
+ * the wire log, so what the DUT sent before it stopped is on record, not judged. */
+void ex_log_partial_fpdu(ctx *x, const char *why)
+{
+	hconn *h = x->h;
+	if (!h->rx_ready || !iw_mpa_rx_partial(h->rx))
+		return;
+	uint64_t part = h->rx->pos - h->rx->fpdu_start;
+	size_t shown = part < h->in_cur ? (size_t)part : h->in_cur;
+	iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), "raw", h->in + h->in_cur - shown, shown,
+		       "%llu octets of an FPDU the DUT did not complete (stream offset %llu), not judged: %s",
+		       (unsigned long long)part, (unsigned long long)h->rx->fpdu_start, why);
+}
+
+/* The startup rules an FPDU of the DUT answers to, whatever step reads it: a responder sends
+ * none before it has received a valid FPDU (MPA-6.1-R4) nor after refusing the connection (R2e);
+ * an initiator none before a valid Reply (R3a) nor after a refusing one (R3c). The model, fed
+ * everything the harness sent, says where the harness's side stands; it only moves forward, so
+ * what it says when the FPDU is read also held when the FPDU was sent. */
+static const char *fpdu_out_of_turn(ctx *x, const char **why)
+{
+	hconn *h = x->h;
+	if (!x->p->startup_frames)
+		return NULL;
+	enum iw_conn_state st = h->model ? iw_conn_state(h->model) : IW_CS_FULL;
+	if (x->dut_role == IW_ROLE_RESPONDER) {
+		if (h->got_frame_valid && h->got_frame.r) {
+			*why = "after its Reply refused the connection (R=1)";
+			return "MPA-6.1-R2e";
+		}
+		if (st == IW_CS_STARTUP || st == IW_CS_AWAIT_FIRST_FPDU) {
+			*why = st == IW_CS_STARTUP ? "before the Request was complete" : "before it had received a valid FPDU";
+			return "MPA-6.1-R4";
+		}
+		return NULL;
+	}
+	if (h->sent_frame_valid && h->sent_frame.r) {
+		*why = "after the harness's Reply refused the connection (R=1)";
+		return "MPA-6.1-R3c";
+	}
+	if (st == IW_CS_STARTUP) {
+		*why = "before it had received a valid Reply";
+		return "MPA-6.1-R3a";
+	}
+	return NULL;
+}
+
+int ex_fpdu_take(ctx *x, iw_fpdu *fp, const char *req_ctx)
+{
+	while (ex_avail(x)) {
+		size_t used = 0;
+		iw_violation err;
+		enum iw_rx_status st = iw_mpa_rx_push(x->h->rx, x->h->in + x->h->in_cur, ex_avail(x), &used, fp, &err);
+		x->h->in_cur += used;
+		if (st == IW_RX_FPDU) {
+			/* The whole FPDU, also when it came in several reads: its octets end at in_cur. */
+			size_t shown = fp->wire_len < x->h->in_cur ? fp->wire_len : x->h->in_cur;
+			const uint8_t *wire = x->h->in + x->h->in_cur - shown;
+			char ddp[160] = "";
+			iw_rdmap_msg m;
+			iw_violation v;
+			bool parsed = iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v);
+			if (!parsed)
+				snprintf(ddp, sizeof ddp, ": %.150s", v.detail);
+			else if (m.ddp.tagged)
+				snprintf(ddp, sizeof ddp, ": %s, DDP tagged L=%d STag=0x%x TO=0x%llx, %zu payload octets",
+					 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.stag,
+					 (unsigned long long)m.ddp.to, m.payload_len);
+			else
+				snprintf(ddp, sizeof ddp, ": %s, DDP untagged L=%d QN=%u MSN=%u MO=%u, %zu payload octets",
+					 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.qn, m.ddp.msn, m.ddp.mo,
+					 m.payload_len);
+			/* A Terminate's error code is the field a wrong code blames (report.html). */
+			iw_terminate term;
+			if (parsed && m.opcode == IW_OP_TERMINATE && !m.ddp.tagged &&
+			    iw_terminate_decode(m.payload, m.payload_len, &term, NULL) == IW_OK) {
+				size_t dl = strlen(ddp);
+				snprintf(ddp + dl, sizeof ddp - dl, ", Code=%d/0x%x/0x%02x", term.layer, term.etype,
+					 term.ecode);
+			}
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "fpdu", wire, shown,
+				       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start,
+				       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked", ddp);
+			iw_check chk;
+			bool held = iw_verify_fpdu(fp, &chk);
+			x->r->frames_judged++;
+			iw_result_judged(x->r, chk.rules, chk.nrules);
+			if (!held) {
+				ex_fail_frame(x, chk.req, "%s", chk.detail);
+				return EX_TAKE_FAILED;
+			}
+			x->h->dut_markers += fp->nmarkers;
+			static const char *const turn_rule[2] = {"MPA-6.1-R4", "MPA-6.1-R3a"};
+			if (x->p->startup_frames)
+				iw_result_judged(x->r, &turn_rule[x->dut_role == IW_ROLE_RESPONDER ? 0 : 1], 1);
+			const char *why = NULL, *turn = fpdu_out_of_turn(x, &why);
+			if (turn) {
+				ex_fail_frame(x, turn, "%s: the DUT sent an FPDU (at stream offset %llu) %s", req_ctx,
+					      (unsigned long long)fp->start, why);
+				return EX_TAKE_FAILED;
+			}
+			return EX_TAKE_OK;
+		}
+		if (st == IW_RX_ERROR) {
+			/* The octets that do not decode, so the report can show (and point at) them. */
+			size_t from = x->h->in_cur - used, shown = used + ex_avail(x) < 512 ? used + ex_avail(x) : 512;
+			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + from, shown,
+				       "%zu octets that do not decode as an FPDU (stream offset %llu)", shown,
+				       (unsigned long long)err.offset);
+			if (decodes_with_markers(x, !x->h->rx->markers)) {
+				ex_fail_frame(x, x->h->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
+					      "%s: the DUT's FPDUs %s markers: they decode only %s them (%s)", req_ctx,
+					      x->h->rx->markers ? "lack the requested" : "carry unrequested",
+					      x->h->rx->markers ? "without" : "with", err.detail);
+				return EX_TAKE_FAILED;
+			}
+			const char *req = iw_verify_stream_req(&err, fp);
+			uint32_t c = fp->crc_computed;
+			uint32_t swapped = c >> 24 | (c >> 8 & 0xff00u) | (c << 8 & 0xff0000u) | c << 24;
+			bool be = err.ecode == IW_MPA_E_CRC && fp->crc_received == swapped;
+			ex_fail_frame(x, req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]%s", req_ctx,
+				      (unsigned long long)err.offset, err.detail, iw_error_name(err.layer, err.etype, err.ecode),
+				      be ? " (the DUT sent its CRC most-significant octet first; A1: least-significant first)" : "");
+			return EX_TAKE_FAILED;
+		}
+	}
+	return EX_TAKE_PARTIAL;
+}
+
 /* Reads the next complete FPDU of the DUT; false with a failure recorded when none comes. */
 static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx)
 {
@@ -55,79 +184,18 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 		ex_enter_full_operation(x);
 	}
 	for (;;) {
-		if (ex_avail(x)) {
-			size_t used = 0;
-			iw_violation err;
-			uint64_t before = x->h->rx->pos;
-			enum iw_rx_status st = iw_mpa_rx_push(x->h->rx, x->h->in + x->h->in_cur, ex_avail(x), &used, fp, &err);
-			(void)before;
-			x->h->in_cur += used;
-			if (st == IW_RX_FPDU) {
-				const uint8_t *wire = x->h->in + x->h->in_cur - (used < fp->wire_len ? used : fp->wire_len);
-				char ddp[160] = "";
-				iw_rdmap_msg m;
-				iw_violation v;
-				bool parsed = iw_rdmap_parse(x->p, fp->ulpdu, fp->ulpdu_length, &m, &v);
-				if (!parsed)
-					snprintf(ddp, sizeof ddp, ": %.150s", v.detail);
-				else if (m.ddp.tagged)
-					snprintf(ddp, sizeof ddp, ": %s, DDP tagged L=%d STag=0x%x TO=0x%llx, %zu payload octets",
-						 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.stag,
-						 (unsigned long long)m.ddp.to, m.payload_len);
-				else
-					snprintf(ddp, sizeof ddp, ": %s, DDP untagged L=%d QN=%u MSN=%u MO=%u, %zu payload octets",
-						 iw_rdmap_op(m.opcode)->name, m.ddp.last, m.ddp.qn, m.ddp.msn, m.ddp.mo,
-						 m.payload_len);
-				/* A Terminate's error code is the field a wrong code blames (report.html). */
-				iw_terminate term;
-				if (parsed && m.opcode == IW_OP_TERMINATE && !m.ddp.tagged &&
-				    iw_terminate_decode(m.payload, m.payload_len, &term, NULL) == IW_OK) {
-					size_t dl = strlen(ddp);
-					snprintf(ddp + dl, sizeof ddp - dl, ", Code=%d/0x%x/0x%02x", term.layer, term.etype,
-						 term.ecode);
-				}
-				iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "fpdu", wire,
-					       used < fp->wire_len ? used : fp->wire_len,
-					       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start,
-					       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked", ddp);
-				iw_check chk;
-				bool held = iw_verify_fpdu(fp, &chk);
-				x->r->frames_judged++;
-				iw_result_judged(x->r, chk.rules, chk.nrules);
-				if (!held)
-					return ex_fail_frame(x, chk.req, "%s", chk.detail);
-				x->h->dut_markers += fp->nmarkers;
-				return true;
-			}
-			if (st == IW_RX_ERROR) {
-				/* The octets that do not decode, so the report can show (and point at) them. */
-				size_t from = x->h->in_cur - used, shown = used + ex_avail(x) < 512 ? used + ex_avail(x) : 512;
-				iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + from, shown,
-					       "%zu octets that do not decode as an FPDU (stream offset %llu)", shown,
-					       (unsigned long long)err.offset);
-			}
-			if (st == IW_RX_ERROR && decodes_with_markers(x, !x->h->rx->markers))
-				return ex_fail_frame(x, x->h->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
-					    "%s: the DUT's FPDUs %s markers: they decode only %s them (%s)", req_ctx,
-					    x->h->rx->markers ? "lack the requested" : "carry unrequested",
-					    x->h->rx->markers ? "without" : "with", err.detail);
-			if (st == IW_RX_ERROR) {
-				const char *req = iw_verify_stream_req(&err, fp);
-				uint32_t c = fp->crc_computed;
-				uint32_t swapped = c >> 24 | (c >> 8 & 0xff00u) | (c << 8 & 0xff0000u) | c << 24;
-				bool be = err.ecode == IW_MPA_E_CRC && fp->crc_received == swapped;
-				return ex_fail_frame(x, req, "%s: the DUT's stream is invalid at offset %llu: %s [%s]%s", req_ctx,
-					    (unsigned long long)err.offset, err.detail,
-					    iw_error_name(err.layer, err.etype, err.ecode),
-					    be ? " (the DUT sent its CRC most-significant octet first; A1: least-significant first)" : "");
-			}
-			continue;
-		}
-		if (x->h->fin || x->h->rst)
+		int rc = ex_fpdu_take(x, fp, req_ctx);
+		if (rc != EX_TAKE_PARTIAL)
+			return rc == EX_TAKE_OK;
+		if (x->h->fin || x->h->rst) {
+			ex_log_partial_fpdu(x, x->h->rst ? "the DUT reset the connection" : "the DUT closed (FIN)");
 			return ex_fail(x, NULL, "%s: expected an FPDU, the DUT %s", req_ctx,
 				    x->h->rst ? "reset the connection" : "closed the connection (FIN)");
-		if (ex_now_us() >= deadline)
+		}
+		if (ex_now_us() >= deadline) {
+			ex_log_partial_fpdu(x, "nothing more arrived in time");
 			return ex_fail(x, NULL, "%s: expected an FPDU, nothing arrived in time", req_ctx);
+		}
 		ex_pump(x, ex_avail(x) + 1, deadline);
 	}
 }
@@ -159,6 +227,34 @@ static bool code_matches(ctx *x, const iw_step *s, const iw_terminate *t, char *
 	return false;
 }
 
+bool ex_ulpdu_judged(ctx *x, const iw_fpdu *fp, iw_rdmap_msg *m, const char *what)
+{
+	iw_check chk;
+	bool held = iw_verify_ulpdu(x->p, fp->ulpdu, fp->ulpdu_length, m, &chk);
+	iw_result_judged(x->r, chk.rules, chk.nrules);
+	if (!held)
+		return ex_fail_frame(x, chk.req, "%s: the DUT sent an invalid RDMAP message: %s", what, chk.detail);
+	held = iw_verify_ulpdu_size(fp, &chk);
+	iw_result_judged(x->r, chk.rules, chk.nrules);
+	if (!held)
+		return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
+	/* MULPDU for the connection's EMSS, clamped to [128, 64768] (MPA-3.2-03, A7). */
+	const char *mulpdu_req = x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02";
+	const char *mulpdu_rules[] = {mulpdu_req, "DDP-7.2-01"}; /* MPA's MULPDU, DDP's segment size */
+	if (x->h->mss)
+		iw_result_judged(x->r, mulpdu_rules, 2);
+	if (x->h->mss && fp->ulpdu_length > iw_mulpdu(x->h->mss, x->h->rx->markers))
+		return ex_fail_frame(x, mulpdu_req,
+				     "%s: the DUT sent a ULPDU of %u octets; MULPDU for EMSS %u %s markers is %u", what,
+				     fp->ulpdu_length, x->h->mss, x->h->rx->markers ? "with" : "without",
+				     iw_mulpdu(x->h->mss, x->h->rx->markers));
+	held = iw_verify_segment(&x->h->src, x->p, m, &chk);
+	iw_result_judged(x->r, chk.rules, chk.nrules);
+	if (!held)
+		return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
+	return true;
+}
+
 bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw_fpdu *fp)
 {
 	memset(dm, 0, sizeof *dm);
@@ -167,29 +263,8 @@ bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw
 		if (!next_fpdu(x, deadline, fp, what))
 			return false;
 		iw_rdmap_msg m;
-		iw_check chk;
-		bool held = iw_verify_ulpdu(x->p, fp->ulpdu, fp->ulpdu_length, &m, &chk);
-		iw_result_judged(x->r, chk.rules, chk.nrules);
-		if (!held)
-			return ex_fail_frame(x, chk.req, "%s: the DUT sent an invalid RDMAP message: %s", what, chk.detail);
-		held = iw_verify_ulpdu_size(fp, &chk);
-		iw_result_judged(x->r, chk.rules, chk.nrules);
-		if (!held)
-			return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
-		/* MULPDU for the connection's EMSS, clamped to [128, 64768] (MPA-3.2-03, A7). */
-		const char *mulpdu_req = x->h->rx->markers ? "MPA-5.3.2-01" : "MPA-5.3.2-02";
-		const char *mulpdu_rules[] = {mulpdu_req, "DDP-7.2-01"}; /* MPA's MULPDU, DDP's segment size */
-		if (x->h->mss)
-			iw_result_judged(x->r, mulpdu_rules, 2);
-		if (x->h->mss && fp->ulpdu_length > iw_mulpdu(x->h->mss, x->h->rx->markers))
-			return ex_fail_frame(x, mulpdu_req,
-				    "%s: the DUT sent a ULPDU of %u octets; MULPDU for EMSS %u %s markers is %u", what,
-				    fp->ulpdu_length, x->h->mss, x->h->rx->markers ? "with" : "without",
-				    iw_mulpdu(x->h->mss, x->h->rx->markers));
-		held = iw_verify_segment(&x->h->src, x->p, &m, &chk);
-		iw_result_judged(x->r, chk.rules, chk.nrules);
-		if (!held)
-			return ex_fail_frame(x, chk.req, "%s: %s", what, chk.detail);
+		if (!ex_ulpdu_judged(x, fp, &m, what))
+			return false;
 		if (dm->nseg == 0) {
 			dm->first = m.ddp;
 			dm->rv = m.rv;
@@ -418,16 +493,23 @@ bool ex_exp_close(ctx *x, const iw_step *s)
 		ex_pump(x, ex_avail(x) + 1, deadline);
 		if (ex_avail(x) && !allow)
 			break;
-		if (allow)
-			x->h->in_cur = x->h->in_len;
+		/* Octets a close tolerates are still the DUT's: judged as every frame is. */
+		if (allow && !ex_take_arrivals(x, "close", false))
+			return false;
 	}
 	if (ex_avail(x) && !allow) {
 		size_t n = ex_avail(x);
-		iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, n,
-			       "%zu octets where a close was expected", n);
-		const char *what = n >= 16 && !memcmp(x->h->in + x->h->in_cur, iw_mpa_key(IW_MPA_REPLY), 16) ? "a Reply" : "data";
-		return ex_fail(x, NULL, "expected the DUT to close with no octets sent; it sent %s (%zu octets) instead", what, n);
+		bool reply = n >= 16 && !memcmp(x->h->in + x->h->in_cur, iw_mpa_key(IW_MPA_REPLY), 16);
+		/* Judged as any frame is first: a rule they break is the finding (a Reply before the
+		 * Request was complete, an FPDU before the harness's first); then the close that did
+		 * not come. */
+		if (!ex_take_arrivals(x, "close", true))
+			return false;
+		return ex_fail(x, NULL, "expected the DUT to close with no octets sent; it sent %s (%zu octets) instead",
+			       reply ? "a Reply" : "data", n);
 	}
+	if (allow && !ex_take_arrivals(x, "close", true))
+		return false;
 	if (!x->h->fin && !x->h->rst)
 		return ex_fail(x, NULL, "expected the DUT to close (FIN or RST) within %lld ms; it kept the connection open",
 			    (long long)((deadline - start) / 1000));
@@ -447,8 +529,9 @@ bool ex_exp_silence(ctx *x, const iw_step *s)
 	ex_pump(x, ex_avail(x) + 1, deadline);
 	if (ex_avail(x)) {
 		size_t n = ex_avail(x);
-		iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, n,
-			       "%zu octets during expected silence", n);
+		/* As for a close: the octets are judged as any frame is, then the silence they broke. */
+		if (!ex_take_arrivals(x, "silence", true))
+			return false;
 		return ex_fail(x, NULL, "expected silence for %lld ms; the DUT sent %zu octets", (long long)ms, n);
 	}
 	if (x->h->fin || x->h->rst)

@@ -131,6 +131,15 @@ void ex_probe_served(ctx *x)
 				x->dut_role == IW_ROLE_RESPONDER ? "Reply" : "Request", x->r->reason);
 			ex_unfail(x);
 		}
+		/* What came after the frame is judged and shown like any octet of the DUT; the probe
+		 * itself gives no verdict (the case's own connections do), so a rule it breaks is a
+		 * note. */
+		if (ok && !x->harness_error && !ex_take_arrivals(x, "the probe before the case", true) &&
+		    !x->harness_error) {
+			ex_note(x, "before the case, the probe's connection saw: %.250s (no verdict: the case judges its own "
+				"connections)", x->r->reason);
+			ex_unfail(x);
+		}
 	}
 	ex_hconn_free(&probe);
 	x->h = saved;
@@ -162,6 +171,9 @@ bool ex_exp_alive(ctx *x, const iw_step *s)
 			ok = ex_exp_frame(x, &st, IW_MPA_REQUEST) && ex_act_send_frame(x, &st, IW_MPA_REPLY);
 		}
 	}
+	/* What the DUT sent on the probe past what it judged is judged as on any connection. */
+	if (ok && ex_conn_up(&probe))
+		ok = ex_take_arrivals(x, "expect alive", true);
 	if (!ok && !x->harness_error && x->fail_by == EX_EVERY_FRAME) {
 		/* The probe's frame breaks a sender's rule: judged as such, like any frame. */
 	} else if (!ok && !x->harness_error && x->served_before == 0 && ex_conn_up(&probe) && !probe.got_frame_valid) {

@@ -7,6 +7,7 @@
  */
 #include "result.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,16 @@ const char *iw_verdict_name(enum iw_verdict v)
 	if ((unsigned)v >= IW_VERDICT_COUNT)
 		return "?";
 	return verdict_names[v];
+}
+
+void iw_measure_text(const iw_measure *m, int decimals, char *buf, size_t cap)
+{
+	if (!isfinite(m->value))
+		snprintf(buf, cap, "none");
+	else if (decimals >= 0)
+		snprintf(buf, cap, "%.*f %s", decimals, m->value, m->unit);
+	else
+		snprintf(buf, cap, "%g %s", m->value, m->unit);
 }
 
 static void copy_str(char *dst, size_t cap, const char *src)

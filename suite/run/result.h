@@ -146,6 +146,11 @@ typedef struct iw_run {
 /* "PASS", "FAIL", "WARN", "INFO", "SKIP", "ERROR"; "?" for a value outside the enum. */
 const char *iw_verdict_name(enum iw_verdict v);
 
+/* A measure as the text reports show it: the value and its unit ("1500.5 ms"; with decimals >= 0
+ * that many decimals), or "none" when it could not be measured (a value that is not finite: no
+ * close within the time, docs/reports.md; results.json has null). */
+void iw_measure_text(const iw_measure *m, int decimals, char *buf, size_t cap);
+
 /* Appends a wire entry to r (copies bytes; `what` and the summary are cut to fit). Never
  * fails: past IW_RESULT_MAX_WIRE entries it stops adding, appends one IW_NOTE entry saying
  * so, and counts what it drops in r->wire_dropped (as it does when memory runs out). */

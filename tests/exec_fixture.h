@@ -1,0 +1,58 @@
+/*
+ * exec_fixture.h - what the executor tests share (tests/test_exec*.c): a scripted DUT on loopback
+ * that answers with recorded octets, and one case run against it with the DUT configuration a
+ * test asks for.
+ */
+#ifndef IW_TEST_EXEC_FIXTURE_H
+#define IW_TEST_EXEC_FIXTURE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+
+/* A DUT that reads the harness's Request (min_read octets of it, 20 when 0), answers with
+ * `reply`, then, once the harness has sent anything more, with `after`; it then reads until the
+ * harness closes, or closes at once after its answer with close_after. */
+typedef struct scripted_dut {
+	int lfd;
+	uint16_t port;
+	uint8_t reply[256], after[256];
+	size_t reply_len, after_len;
+	size_t min_read;
+	bool close_after;
+	/* A DUT that takes the connection and then answers nothing: it stays silent (reading until
+	 * the harness closes), closes at once, or resets at once. */
+	enum { DUT_ANSWERS, DUT_SILENT, DUT_CLOSES, DUT_RESETS } mode;
+	pthread_t th;
+} scripted_dut;
+
+void dut_start(scripted_dut *d);
+void dut_stop(scripted_dut *d);
+
+/* An rfc5044 Reply with C=1, R=0 and no private data, as a conforming responder sends it. */
+size_t good_reply(uint8_t *out, size_t cap);
+
+/* One Send FPDU (QN 0, MSN 1, L=1) carrying payload, CRC on, no markers. */
+size_t send_fpdu(const char *payload, uint8_t *out, size_t cap);
+
+/* How the DUT is declared for a run (the rest is iw_dut_config_default's, profile rfc5044, a
+ * responder). */
+typedef struct exec_cfg {
+	bool crc_off_mode;      /* crc = optional-off */
+	bool frame_no_crc;      /* --crc off */
+	bool reject;            /* reject = yes */
+} exec_cfg;
+
+/* Runs the case text (cfg may be NULL) against d; the result is run->cases[0] (free with
+ * iw_run_free(run)). */
+void run_against_cfg(scripted_dut *d, const char *text, const exec_cfg *cfg, iw_run *run);
+#define run_against(d, text, run) run_against_cfg((d), (text), NULL, (run))
+
+/* The text of a case file of the catalog (tests run from the repository's top), or NULL;
+ * free it. */
+char *case_text(const char *path);
+
+#endif
