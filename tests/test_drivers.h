@@ -17,6 +17,13 @@
 #include "iw_conn.h"
 #include "profile.h"
 
+/* How long a test waits for what the DUT must do: its octets, its close, its connection, an
+ * event of the model. The awaited thing ends the wait, so this is a hang guard, far from any
+ * scheduling delay: 1000 ms windows for a Reply were missed under load (a DUT thread the
+ * scheduler left waiting) with the DUT right. A wait that checks the DUT says nothing keeps its
+ * own short window: a late scheduler can only make such a check pass. */
+#define AWAIT_MS 10000
+
 /* Whether msg contains part (says which is missing on stderr when not). */
 bool msg_has(const char *msg, const char *part);
 

@@ -45,19 +45,19 @@ TEST(drivers_ref_responder_exchange)
 	iw_conn_event ev;
 	uint8_t echo[64];
 	if (d && fd >= 0 && m) {
-		CHECK(model_until(fd, m, IW_EV_FRAME_ACCEPTED, 1000, &ev, NULL, 0));
+		CHECK(model_until(fd, m, IW_EV_FRAME_ACCEPTED, AWAIT_MS, &ev, NULL, 0));
 		CHECK(!ev.frame.r);
 		CHECK(!ev.frame.m); /* markers are a capability, asked for per case */
 		CHECK(ev.frame.c);
 		CHECK_EQ(ev.frame.rev, IW_MPA_REV_RFC5044);
-		CHECK(model_until(fd, m, IW_EV_FULL_OPERATION, 1000, &ev, NULL, 0));
+		CHECK(model_until(fd, m, IW_EV_FULL_OPERATION, AWAIT_MS, &ev, NULL, 0));
 		iw_err e;
 		CHECK_EQ(iw_conn_send(m, IW_OP_SEND, (const uint8_t *)"ping-reflector", 14, &e), IW_OK);
 		/* The reflector's first Send advertises its buffer (docs/reflector.md), then it echoes. */
-		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, echo, sizeof echo));
+		CHECK(model_until(fd, m, IW_EV_SEND, AWAIT_MS, &ev, echo, sizeof echo));
 		CHECK_EQ(ev.len, IW_GREETING_LEN);
 		CHECK_MEM(echo + 12, "\x00\x01\x00\x00", 4); /* 64 KiB */
-		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, echo, sizeof echo));
+		CHECK(model_until(fd, m, IW_EV_SEND, AWAIT_MS, &ev, echo, sizeof echo));
 		CHECK_EQ(ev.len, 14);
 		CHECK_MEM(echo, "ping-reflector", 14);
 	}
@@ -75,7 +75,7 @@ TEST(drivers_ref_bad_key_closes)
 	iw_driver *d = ref_connect(&c, &fd);
 	if (d && fd >= 0) {
 		send_request(fd, iw_profile_default(), false, 3);
-		CHECK_EQ(read_for(fd, buf, sizeof buf, 1000, &st), 0);
+		CHECK_EQ(read_for(fd, buf, sizeof buf, AWAIT_MS, &st), 0);   /* the close ends it */
 		CHECK(st == IW_NET_EOF || st == IW_NET_RESET);
 	}
 	end_case(d, fd);
@@ -98,18 +98,18 @@ TEST(drivers_ref_initiator_accept)
 	CHECK(msg_has(e.msg, "initiator"));
 	for (int k = 0; k < 2; k++) {
 		fd = -1;
-		CHECK_EQ(d->ops->accept(d, &fd, 1000, &e), IW_OK);
+		CHECK_EQ(d->ops->accept(d, &fd, AWAIT_MS, &e), IW_OK);
 		if (fd < 0)
 			break;
 		iw_conn *m = harness_model(IW_ROLE_RESPONDER, false);
 		iw_conn_event ev;
-		CHECK(m && model_until(fd, m, IW_EV_FRAME_ACCEPTED, 1000, &ev, NULL, 0));
+		CHECK(m && model_until(fd, m, IW_EV_FRAME_ACCEPTED, AWAIT_MS, &ev, NULL, 0));
 		CHECK(!ev.frame.m);
 		CHECK(ev.frame.c);
 		/* our Reply goes out; the initiator's reflector speaks first: its greeting advertises
 		 * STag 0x1000, TO 0, 64 KiB */
 		uint8_t g[32];
-		CHECK(m && model_until(fd, m, IW_EV_SEND, 1000, &ev, g, sizeof g));
+		CHECK(m && model_until(fd, m, IW_EV_SEND, AWAIT_MS, &ev, g, sizeof g));
 		CHECK_EQ(ev.len, IW_GREETING_LEN);
 		CHECK_EQ(ev.msn, 1);
 		/* STag 0x1000 + 0x100 * (connection % 64), TO 0, 64 KiB (docs/reflector.md) */
@@ -144,9 +144,9 @@ TEST(drivers_ref_instruct)
 	in.pd = (const uint8_t *)"why";
 	in.pd_len = 3;
 	CHECK_EQ(iw_driver_instruct(d, &in, &e), IW_OK);
-	CHECK_EQ(d->ops->connect(d, &fd, 1000, 0, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, AWAIT_MS, 0, &e), IW_OK);
 	send_request(fd, iw_profile_default(), false, -1);
-	CHECK_EQ(read_for(fd, buf, 23, 1000, &st), 23);
+	CHECK_EQ(read_for(fd, buf, 23, AWAIT_MS, &st), 23);
 	CHECK(buf[16] & IW_MPA_FLAG_R);
 	CHECK_EQ(buf[19], 3);
 	CHECK_MEM(buf + 20, "why", 3);
@@ -154,9 +154,9 @@ TEST(drivers_ref_instruct)
 	iw_dut_finding f;
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	CHECK_EQ(d->ops->connect(d, &fd, 1000, 0, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, AWAIT_MS, 0, &e), IW_OK);
 	send_request(fd, iw_profile_default(), false, -1);
-	CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+	CHECK_EQ(read_for(fd, buf, 20, AWAIT_MS, &st), 20);
 	CHECK(!(buf[16] & IW_MPA_FLAG_R));
 	CHECK_EQ(buf[19], 0);
 	end_case(d, fd);
@@ -186,7 +186,7 @@ TEST(drivers_ref_rejects_rejectme)
 		CHECK_EQ(iw_net_write_all(fd, buf, 22, 1000, NULL), IW_OK);
 		usleep(20000);
 		CHECK_EQ(iw_net_write_all(fd, buf + 22, n - 22, 1000, NULL), IW_OK);
-		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+		CHECK_EQ(read_for(fd, buf, 20, AWAIT_MS, &st), 20);
 		CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
 		CHECK_EQ(!!(buf[16] & IW_MPA_FLAG_R), reject_cap);
 		end_case(d, fd);
@@ -205,7 +205,7 @@ TEST(drivers_ref_rejects_rejectme)
 		f.pd_len = 8;
 		CHECK_EQ(iw_mpa_frame_encode(&f, buf, sizeof buf, &n, NULL), IW_OK);
 		CHECK_EQ(iw_net_write_all(fd, buf, n, 1000, NULL), IW_OK);
-		CHECK_EQ(read_for(fd, buf, 20, 1000, &st), 20);
+		CHECK_EQ(read_for(fd, buf, 20, AWAIT_MS, &st), 20);
 		CHECK_EQ(buf[16] & IW_MPA_FLAG_R, 0);
 	}
 	end_case(d, fd);
@@ -226,18 +226,18 @@ TEST(drivers_ref_responder_greeting_waits)
 	memset(&in, 0, sizeof in);
 	in.greeting = true;
 	CHECK_EQ(iw_driver_instruct(d, &in, &e), IW_OK);
-	CHECK_EQ(d->ops->connect(d, &fd, 1000, 0, &e), IW_OK);
+	CHECK_EQ(d->ops->connect(d, &fd, AWAIT_MS, 0, &e), IW_OK);
 	iw_conn *m = harness_model(IW_ROLE_INITIATOR, false);
 	iw_conn_event ev;
 	uint8_t buf[64];
-	CHECK(m && model_until(fd, m, IW_EV_FULL_OPERATION, 1000, &ev, NULL, 0));
+	CHECK(m && model_until(fd, m, IW_EV_FULL_OPERATION, AWAIT_MS, &ev, NULL, 0));
 	CHECK_EQ(read_for(fd, buf, sizeof buf, 300, &st), 0);
 	CHECK_EQ(st, IW_NET_TIMEOUT);
 	if (m) {
 		CHECK_EQ(iw_conn_send(m, IW_OP_SEND, (const uint8_t *)"hi", 2, &e), IW_OK);
-		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, buf, sizeof buf));
+		CHECK(model_until(fd, m, IW_EV_SEND, AWAIT_MS, &ev, buf, sizeof buf));
 		CHECK_EQ(ev.len, IW_GREETING_LEN);
-		CHECK(model_until(fd, m, IW_EV_SEND, 1000, &ev, buf, sizeof buf));
+		CHECK(model_until(fd, m, IW_EV_SEND, AWAIT_MS, &ev, buf, sizeof buf));
 		CHECK_EQ(ev.len, 2);
 		CHECK_MEM(buf, "hi", 2);
 	}

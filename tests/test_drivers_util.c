@@ -70,7 +70,7 @@ iw_driver *ref_connect(const iw_dut_config *c, int *fd)
 		return NULL;
 	}
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	if (d->ops->connect(d, fd, 1000, 0, &e) != IW_OK)
+	if (d->ops->connect(d, fd, AWAIT_MS, 0, &e) != IW_OK)
 		check_fail(__FILE__, __LINE__, "connect: %s", e.msg);
 	return d;
 }
