@@ -101,7 +101,7 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_IGNORE_EMSS] = { "ignore-emss", "MPA-5.3.2-02",
 		"sizes its FPDUs for an EMSS of 1460 whatever MSS the connection has: on a 536-octet path its "
 		"ULPDUs are too long", "framing", NULL },
-	[IW_MUTANT_MULPDU_UNCLAMPED] = { "mulpdu-unclamped", "MPA-5.3.2-05",
+	[IW_MUTANT_MULPDU_UNCLAMPED] = { "mulpdu-unclamped", "MPA-5.3.2-04",
 		"takes MULPDU from the formula without its floor of 128: on an 88-octet MSS its ULPDUs shrink to 70",
 		"framing", NULL },
 	[IW_MUTANT_MARKER_WRONG_FPDUPTR] = { "marker-wrong-fpduptr", "MPA-5.1-03",
@@ -180,7 +180,7 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_MARKER_HALVES_SWAPPED] = { "marker-halves-swapped", "MPA-4.1-01",
 		"writes its markers FPDUPTR first, then RESERVED: inside an FPDU the distance lands in RESERVED and "
 		"FPDUPTR reads 0", "markers", "markers" },
-	[IW_MUTANT_MULPDU_BELOW_FLOOR] = { "mulpdu-below-floor", "MPA-5.3.2-06",
+	[IW_MUTANT_MULPDU_BELOW_FLOOR] = { "mulpdu-below-floor", "MPA-5.3.2-04",
 		"cuts its messages into ULPDUs of 100 octets whatever room the EMSS leaves, as if packed FPDUs had "
 		"left less than 128", "framing", NULL },
 	[IW_MUTANT_TAGGED_RV_WRONG] = { "tagged-rv-wrong", "DDP-6.2-02",

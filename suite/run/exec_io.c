@@ -226,7 +226,9 @@ bool ex_send_cut(ctx *x, const uint8_t *b, size_t n)
 		}
 		return true;
 	}
-	switch (x->o->seg) {
+	/* A case that says how its octets go out (`resegment: coalesce`) is sent so whatever the run
+	 * asks: a fuzz finding must reach the DUT in the writes its run made. */
+	switch (x->c->coalesce ? IW_SEG_COALESCE : x->o->seg) {
 	case IW_SEG_OCTET:
 	case IW_SEG_RANDOM: {
 		/* The case timeout bounds the DUT, not the harness's own pace: the time these many small
@@ -422,9 +424,6 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	socklen_t ml = sizeof emss;
 	if (!raw && getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &emss, &ml) == 0 && emss > 0)
 		h->mss = (uint32_t)emss;
-	/* On a path whose EMSS gives a MULPDU formula below 128, a short middle ULPDU is the floor of
-	 * MPA-5.3.2-05 lost, not a packing rule (verify.h). */
-	h->src.emss_tiny = h->mss && iw_mulpdu_formula(h->mss, false) < IW_MPA_MULPDU_MIN;
 	h->mss_advertised = mss > 0 && x->dut_role == IW_ROLE_RESPONDER;
 	/* Without the EMSS the MULPDU the case is about cannot be judged: no silent PASS. */
 	if (h->mss_advertised && !h->mss && !reset_at_once)

@@ -290,18 +290,16 @@ bool ex_read_message(ctx *x, int64_t deadline, const char *what, dut_msg *dm, iw
 }
 
 /* A message the DUT cut into segments on a connection whose MSS the case chose (TR-17): its
- * largest ULPDU shows the MULPDU it used. Where the formula falls below 128, ULPDUs below 128
- * mean the floor was lost (MPA-5.3.2-05, MUST NOT); otherwise ULPDUs below MULPDU are only
- * smaller than they could be (MPA-5.3.2-04, SHOULD: DDP may post any size, MPA-3.2-05). */
+ * largest ULPDU shows the MULPDU it used, at most. ULPDUs below MULPDU, even below its floor of
+ * 128 where the formula falls under it, are only smaller than they could be (MPA-5.3.2-04,
+ * SHOULD): DDP may post any size (MPA-3.2-05), so the wire never proves that MPA offered a
+ * MULPDU below 128 (MPA-5.3.2-05). */
 static bool mulpdu_used(ctx *x, const dut_msg *dm)
 {
 	bool markers = x->h->rx->markers;
 	uint32_t want = iw_mulpdu(x->h->mss, markers);
 	ex_note(x, "the DUT's message in %zu segments, largest ULPDU %u; MULPDU for EMSS %u %s markers is %u", dm->nseg,
 	     dm->max_ulpdu, x->h->mss, markers ? "with" : "without", want);
-	if (dm->max_ulpdu < IW_MPA_MULPDU_MIN && iw_mulpdu_formula(x->h->mss, markers) < IW_MPA_MULPDU_MIN)
-		return ex_fail(x, "MPA-5.3.2-05", "the DUT cut a message into ULPDUs of at most %u octets: MULPDU never "
-			    "goes below %u, even for EMSS %u", dm->max_ulpdu, IW_MPA_MULPDU_MIN, x->h->mss);
 	if (dm->max_ulpdu < want)
 		return ex_fail(x, "MPA-5.3.2-04", "the DUT cut a message into ULPDUs of at most %u octets; MULPDU for EMSS "
 			    "%u is %u, and ULPDUs should be as large as it allows", dm->max_ulpdu, x->h->mss, want);

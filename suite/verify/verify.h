@@ -20,7 +20,8 @@
  *                  (DDP-6.3-02), one message at a time (DDP-6.1-03), constant STag/QN/MSN/RsvdULP
  *                  within a message (DDP-6.2-04/08, DDP-6.3-04/07/11), TO and MO progression
  *                  (DDP-7.2-05/07), no segment after its message's L=1 segment (DDP-6.1-05), no
- *                  ULPDU below 128 octets but a message's last (MPA-5.3.2-06); and a ULPDU's
+ *                  ULPDU below 128 octets but a message's last (MPA-5.3.2-04, a SHOULD: DDP may
+ *                  post any size, MPA-3.2-05); and a ULPDU's
  *                  headers as the engine parses them (DDP-6.2-01/02, DDP-6.3-01)
  *   verify_read.c  a Read Response held to the Read Request it answers (RFC5040-5.2-03)
  *   verify_check.c recording what a check applied and what it found broken (verify_int.h)
@@ -101,10 +102,6 @@ typedef struct iw_source {
 	unsigned opcode;
 	size_t len;                 /* its payload octets so far */
 	size_t nseg;                /* its segments so far */
-	bool emss_tiny;             /* the caller's: the path's EMSS gives a MULPDU formula below 128, so
-				     * a middle ULPDU below 128 breaks the floor itself (MPA-5.3.2-05),
-				     * not the packing rule (MPA-5.3.2-06); kept by iw_source_init's
-				     * callers after it */
 	unsigned msn_known;         /* queues (bit QN) whose next MSN is known: all from the start */
 	bool joined;                /* met mid-stream (iw_source_join) and no segment taken yet */
 } iw_source;

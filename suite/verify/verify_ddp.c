@@ -199,16 +199,16 @@ bool iw_verify_segment(iw_source *s, const iw_profile *p, const iw_rdmap_msg *m,
 	if (!h->tagged && h->mo != before)
 		return iw_check_sender(out, "DDP-7.2-05", "segment %zu has MO %u, expected %zu (the octets before it)",
 				       nseg + 1, h->mo, before);
-	/* MULPDU never goes below 128, however little room packed FPDUs leave (MPA-5.3.2-06) or
-	 * however small the EMSS (MPA-5.3.2-05): only a message's last segment may be shorter. */
+	/* MULPDU never goes below 128 (MPA-5.3.2-05/06), but DDP may post a ULPDU of any size
+	 * (MPA-3.2-05): a middle ULPDU below 128 shows only that DDP did not fill MULPDU, which it
+	 * should (MPA-5.3.2-04), never that MPA offered less than 128. */
 	size_t ulpdu = m->hdr_len + m->payload_len;
-	const char *floor_req = s->emss_tiny ? "MPA-5.3.2-05" : "MPA-5.3.2-06";
 	if (!h->last)
-		iw_check_applied(out, floor_req);
+		iw_check_applied(out, "MPA-5.3.2-04");
 	if (!h->last && ulpdu < IW_MPA_MULPDU_MIN)
-		return iw_check_sender(out, floor_req,
-				       "segment %zu of the sender's %s is a ULPDU of %zu octets without L=1: MULPDU "
-				       "never goes below %u, only a message's last segment may be shorter", nseg + 1,
+		return iw_check_sender(out, "MPA-5.3.2-04",
+				       "segment %zu of the sender's %s is a ULPDU of %zu octets without L=1: ULPDUs should "
+				       "be as large as MULPDU, which is never below %u, allows", nseg + 1,
 				       iw_rdmap_op(m->opcode)->name, ulpdu, IW_MPA_MULPDU_MIN);
 	s->joined = false;
 	if (!s->in_msg) {
