@@ -272,15 +272,20 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	 * 1 (R2c) is a SHOULD; answering is not, so a missing Reply breaks MPA-6.1-R2a, except where
 	 * the case expects a refusal (r=1: the refusing Reply is R2c's SHOULD). A Request the model
 	 * refuses is answered by a close, so a missing Reply to it breaks only what the case expected
-	 * (R2f). */
+	 * (R2f). Nor is answering owed where the harness sent octets behind its Request before any
+	 * Reply, as an initiator must not: what a responder does with them is unspecified (A6), and
+	 * the Reply it should still give is R2f's SHOULD. */
 	const iw_arg *ra = iw_step_arg(s, "r");
 	bool refusal = kind == IW_MPA_REPLY && ra && !ra->is_pattern_any && ra->i == 1;
+	bool owed = x->h->model_full && !x->h->sent_early;
 	const char *req = kind == IW_MPA_REQUEST ? "MPA-6.1-R1a"
 			  : refusal ? "MPA-6.1-R2c"
-			  : x->h->model_full ? "MPA-6.1-R2a" : "MPA-6.1-R2f";
+			  : owed ? "MPA-6.1-R2a" : "MPA-6.1-R2f";
 	const char *rule = kind == IW_MPA_REQUEST ? "an initiator sends its Request first"
 			   : refusal ? "a responder should refuse unacceptable private data with a Reply R=1"
-			   : x->h->model_full ? "a responder answers a valid Request: iwspec's reading of rule 2, docs/case-language.md" : "";
+			   : owed ? "a responder answers a valid Request: iwspec's reading of rule 2, docs/case-language.md"
+			   : x->h->sent_early ? "with octets behind the Request, what a responder does is unspecified (A6): "
+						"it should still answer" : "";
 	if (rc == IW_ETRUNC) {
 		size_t got = ex_avail(x);
 		if (got)

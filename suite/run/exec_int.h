@@ -110,6 +110,9 @@ struct hconn {
 	bool fullop_in_valid;
 	bool sent_fpdu;             /* the harness has sent an FPDU on this connection */
 	bool sent_in_full_op;       /* ... or any octet since full operation began (`send raw` too) */
+	size_t sent_octets;         /* everything the harness sent on this connection */
+	bool sent_early;            /* octets beyond its Request before the DUT's Reply: what a
+				     * responder does with them is unspecified (A6) */
 	/* the reflector's advertised tagged buffer (its greeting), defaults for write/read */
 	bool have_adv;
 	uint32_t adv_stag;

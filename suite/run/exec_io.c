@@ -31,6 +31,8 @@ static void hconn_reset(hconn *h)
 	h->fullop_in_valid = false;
 	h->sent_fpdu = false;
 	h->sent_in_full_op = false;
+	h->sent_octets = 0;
+	h->sent_early = false;
 	for (int i = 0; i < 4; i++)
 		h->msn[i] = 1; /* the first MSN on every queue is 1 (DDP-6.3-09) */
 	iw_source_init(&h->src);
@@ -226,9 +228,7 @@ bool ex_send_cut(ctx *x, const uint8_t *b, size_t n)
 		}
 		return true;
 	}
-	/* A case that says how its octets go out (`resegment: coalesce`) is sent so whatever the run
-	 * asks: a fuzz finding must reach the DUT in the writes its run made. */
-	switch (x->c->coalesce ? IW_SEG_COALESCE : x->o->seg) {
+	switch (x->o->seg) {
 	case IW_SEG_OCTET:
 	case IW_SEG_RANDOM: {
 		/* The case timeout bounds the DUT, not the harness's own pace: the time these many small
@@ -275,6 +275,11 @@ bool ex_send_cut(ctx *x, const uint8_t *b, size_t n)
 void ex_model_feed(ctx *x, const uint8_t *b, size_t n)
 {
 	hconn *h = x->h;
+	h->sent_octets += n;
+	/* A6: octets past the Request (its 20 octets and private data) before any Reply came. */
+	if (x->dut_role == IW_ROLE_RESPONDER && h->sent_frame_valid && !h->got_frame_valid &&
+	    h->sent_octets > IW_MPA_FRAME_HDR_LEN + (size_t)h->sent_frame.pd_len)
+		h->sent_early = true;
 	if (h->model) {
 		bool was_full = h->model_full;
 		iw_conn_input(h->model, b, n);

@@ -1,0 +1,57 @@
+/*
+ * test_exec_early_octets.c - a Reply that does not come (review finding F11): owed to a valid
+ * Request (MPA-6.1-R2a, iwspec's reading of rule 2), but only R2f's SHOULD when the harness sent
+ * octets behind its Request before any Reply, as an initiator must not: what a responder does
+ * with them is unspecified (A6).
+ */
+#include "check.h"
+
+#include <string.h>
+
+#include "exec_fixture.h"
+
+static const char *const EARLY_CASE = "id: test.exec.early-octets\n"
+				      "title: octets behind the Request, then no Reply\n"
+				      "requirement: MPA-6.1-R2f SHOULD\n"
+				      "requirement: MPA-6.1-R2a MUST\n"
+				      "role: responder\n"
+				      "\n"
+				      "connect\n"
+				      "send request\n"
+				      "send raw x\"00 04 00 00 00 04 de ad be ef 00 00 11 22 33 44\"\n"
+				      "expect reply r=0\n";
+
+static const char *const PLAIN_CASE = "id: test.exec.no-reply\n"
+				      "title: a valid Request, then no Reply\n"
+				      "requirement: MPA-6.1-R2f SHOULD\n"
+				      "requirement: MPA-6.1-R2a MUST\n"
+				      "role: responder\n"
+				      "\n"
+				      "connect\n"
+				      "send request\n"
+				      "expect reply r=0\n";
+
+/* A DUT that reads the Request and closes without a Reply, as siw resets on early octets. */
+static void no_reply(const char *text, const char *verdict, const char *req)
+{
+	scripted_dut d = {0};
+	d.close_after = true;   /* reply_len 0: nothing to answer, then the close */
+	dut_start(&d);
+	iw_run run;
+	run_against(&d, text, &run);
+	iw_case_result *r = &run.cases[0];
+	CHECK_STR(iw_verdict_name(r->verdict), verdict);
+	CHECK_STR(r->failed_req, req);
+	iw_run_free(&run);
+	dut_stop(&d);
+}
+
+TEST(exec_no_reply_after_early_octets_is_r2f)
+{
+	no_reply(EARLY_CASE, "WARN", "MPA-6.1-R2f");
+}
+
+TEST(exec_no_reply_to_a_valid_request_is_r2a)
+{
+	no_reply(PLAIN_CASE, "FAIL", "MPA-6.1-R2a");
+}
