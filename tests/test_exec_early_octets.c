@@ -55,3 +55,20 @@ TEST(exec_no_reply_to_a_valid_request_is_r2a)
 {
 	no_reply(PLAIN_CASE, "FAIL", "MPA-6.1-R2a");
 }
+
+/* Private data is part of the Request, not octets behind it: all of PD_Length counts, the
+ * IRD/ORD block of an enhanced frame included (rfc6581's Request carries 4 more octets than the
+ * case's own private data). */
+TEST(exec_no_reply_to_a_request_with_private_data_is_r2a)
+{
+	static const char *const text = "id: test.exec.no-reply-pd\n"
+					 "title: a valid Request with private data, then no Reply\n"
+					 "requirement: MPA-6.1-R2f SHOULD\n"
+					 "requirement: MPA-6.1-R2a MUST\n"
+					 "role: responder\n"
+					 "\n"
+					 "connect\n"
+					 "send request pd=\"split\"\n"
+					 "expect reply r=0\n";
+	no_reply(text, "FAIL", "MPA-6.1-R2a");
+}

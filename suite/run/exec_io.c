@@ -278,7 +278,7 @@ void ex_model_feed(ctx *x, const uint8_t *b, size_t n)
 	h->sent_octets += n;
 	/* A6: octets past the Request (its 20 octets and private data) before any Reply came. */
 	if (x->dut_role == IW_ROLE_RESPONDER && h->sent_frame_valid && !h->got_frame_valid &&
-	    h->sent_octets > IW_MPA_FRAME_HDR_LEN + (size_t)h->sent_frame.pd_len)
+	    h->sent_octets > IW_MPA_FRAME_HDR_LEN + (size_t)h->sent_frame.pd_length)
 		h->sent_early = true;
 	if (h->model) {
 		bool was_full = h->model_full;
