@@ -24,6 +24,13 @@
 #                     on_exit '[ -n "$spid" ] && kill "$spid" 2>/dev/null'
 #                 The commands run whatever the exit: the end of the script, an exit on the way, or
 #                 SIGHUP, SIGINT or SIGTERM (the script then exits 128 + the signal number).
+#   low_port      prints a random port number from 10000 up to the kernel's ephemeral range
+#                 (ip_local_port_range), as the exec: driver picks its DUTs' ports (drivers/net.c,
+#                 iw_net_free_port). No port-0 bind and no outgoing connection takes a port there,
+#                 so one a DUT listened on stays free after it is gone; in the ephemeral range
+#                 another program's port-0 listener (any run's built-in DUT) takes it within
+#                 seconds on a loaded machine. Not checked free: start the DUT on it, and take
+#                 another number when that fails.
 #   finish NAME [NOTE]
 #                 prints the closing line "NAME: N passed, M failed" (then NOTE, if given) and
 #                 returns 0 when nothing failed, 1 otherwise. The script's last command, so its
@@ -53,6 +60,12 @@ bad() {
 finish() {
 	echo "$1: $pass passed, $failn failed${2:+ $2}"
 	[ "$failn" -eq 0 ]
+}
+
+low_port() {
+	lib_lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	[ "${lib_lo:-0}" -gt 11024 ] 2>/dev/null || lib_lo=32768
+	echo $((10000 + $(od -An -N2 -tu2 /dev/urandom) % (lib_lo - 10000)))
 }
 
 lib_on_exit=

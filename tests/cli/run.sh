@@ -126,16 +126,25 @@ contains "the capture conforms" "the harness as responder waits for the initiato
 # gives, docs/interop/linux-siw.md F3); it is not a harness ERROR. The first connection is the
 # liveness baseline a case with `expect alive` opens before its own (connection 0), so the
 # case's own connection is the one refused.
-# The server picks a free port and prints it (a fixed one may be some other connection's
-# ephemeral port); the run starts once it listens.
-"$IWSPEC" serve --quiet --once --port 0 >"$tmp/once.log" 2>&1 &
-spid=$!
-i=0
-while [ $i -lt 100 ] && ! grep -q 'listening on' "$tmp/once.log" 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
+# The server listens on a port from below the ephemeral range (low_port, another number when it
+# is taken); the run starts once it listens. The case's connection after the baseline is retried
+# for the connect timeout (5 s): a port of the ephemeral range, once free, may be taken meanwhile
+# by any program's port-0 listener (the built-in DUT of a run beside this one), whose answer made
+# the case fail on its connection 2 under make test's load.
+lport=
+for try in 1 2 3 4 5 6 7 8 9 10; do
+	cand=$(low_port)
+	"$IWSPEC" serve --quiet --once --port "$cand" >"$tmp/once.log" 2>&1 &
+	spid=$!
+	i=0
+	while [ $i -lt 100 ] && kill -0 $spid 2>/dev/null && ! grep -q 'listening on' "$tmp/once.log" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "listening on 127\.0\.0\.1:$cand" "$tmp/once.log" && { lport=$cand; break; }
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
 done
-lport=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/once.log")
 expect 1 "a DUT that stops listening" "$IWSPEC" run --dut tcp:127.0.0.1:$lport --cases mpa.startup.resp.pd-short-then-fin \
 	--no-progress --report "$tmp/gone"
 contains "FAIL  mpa.startup.resp.pd-short-then-fin" "liveness refused is a FAIL"
