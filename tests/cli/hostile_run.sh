@@ -80,14 +80,24 @@ grep -A1 '^  FAIL  mpa.startup.resp.happy-path ' "$tmp/rst.out" | grep -q 'reset
 	bad "rst: the happy path's reason does not say the DUT reset"
 
 # Unreachable: a port the built-in DUT listened on, then freed. The first case's connection is
-# refused, and the run stops there: one message, exit 3, no case waiting for a timeout.
-"$IWSPEC" serve --quiet --port 0 >"$tmp/serve.log" 2>&1 &
-spid=$!
-i=0
-while [ $i -lt 100 ] && ! grep -q 'listening on' "$tmp/serve.log" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/serve.log")
-kill $spid 2>/dev/null
-wait $spid 2>/dev/null
+# refused, and the run stops there: one message, exit 3, no case waiting for a timeout. The port
+# comes from below the ephemeral range (low_port): one of that range, once free, may be taken
+# within seconds by another program's port-0 listener (a built-in DUT of a run beside this one),
+# and the runs below would reach it.
+port=
+for try in 1 2 3 4 5 6 7 8 9 10; do
+	cand=$(low_port)
+	"$IWSPEC" serve --quiet --port "$cand" >"$tmp/serve.log" 2>&1 &
+	spid=$!
+	i=0
+	while [ $i -lt 100 ] && kill -0 $spid 2>/dev/null && ! grep -q 'listening on' "$tmp/serve.log" 2>/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
+	grep -q "listening on 127\.0\.0\.1:$cand" "$tmp/serve.log" && port=$cand
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	[ -n "$port" ] && break
+done
 if [ -n "$port" ]; then ok; else bad "no free port from iwspec serve"; show "$tmp/serve.log"; fi
 t0=$(now)
 timeout 60 "$IWSPEC" run --no-progress --dut "tcp:127.0.0.1:$port" --report "$tmp/gone" >"$tmp/gone.out" 2>&1
