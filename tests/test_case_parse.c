@@ -312,11 +312,28 @@ TEST(case_parse_initiator_accept)
 	CHECK_EQ(c->nprofiles, 0);
 	CHECK_EQ(c->timeout_ms, 10000);
 	CHECK_EQ(c->needs, 0);
+	CHECK(!c->coalesce);
 	CHECK_EQ(c->nsteps, 3);
 	CHECK_EQ(step(c, 0)->kind, IW_STEP_ACCEPT);
 	CHECK_EQ(arg(step(c, 0), "within")->i, 5000);
 	CHECK_EQ(step(c, 1)->kind, IW_EXPECT_REQUEST);
 	CHECK_EQ(step(c, 2)->kind, IW_STEP_SEND_REPLY);
+	iw_case_free(c);
+}
+
+/* A fuzz finding's case: its octets in the writes its run made, and a Read Response whose length
+ * alone is known. */
+TEST(case_parse_resegment_and_len)
+{
+	iw_case *c = parse_ok("id: f\ntitle: t\nrequirement: RFC5040-5.2-03 MUST\nrole: responder\n"
+			      "resegment: coalesce   # the run's writes\n"
+			      "connect\nsend request\nsend raw x\"00\"\nclose\nexpect reply\n"
+			      "expect read_resp stag=0x10 to=0x20 len=8\nexpect close\n");
+	if (!c)
+		return;
+	CHECK(c->coalesce);
+	CHECK_EQ(step(c, 5)->kind, IW_EXPECT_FPDU);
+	CHECK_EQ(arg(step(c, 5), "len")->i, 8);
 	iw_case_free(c);
 }
 

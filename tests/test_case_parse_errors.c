@@ -93,6 +93,9 @@ TEST(case_parse_err_other_headers)
 	FAILS("timeout: 25h\n", "t.iwt:1: ", "not a positive duration");
 	FAILS("timeout: 999999999m\n", "t.iwt:1: ", "24 h limit");
 	FAILS("title: \"abc\" def\n", "t.iwt:1: ", "after the closing");
+	/* A case sets only the mode it needs for itself; the others are the run's (--resegment). */
+	FAILS("resegment: octet\n", "t.iwt:1: ", "'octet' is not coalesce");
+	FAILS("resegment: coalesce\nresegment: coalesce\n", "t.iwt:2: ", "given twice");
 }
 
 TEST(case_parse_err_unknown_step)
@@ -197,6 +200,8 @@ TEST(case_parse_err_step_rules)
 	FAILS(with_hdr("send request key_xor=1\n"), "t.iwt:5: send request: ", "key_xor needs key_octet");
 	FAILS(with_hdr("send request pd=\"a\" pd_size=3\n"), "t.iwt:5: ", "use one");
 	FAILS(with_hdr("send send data=\"a\" size=3\n"), "t.iwt:5: send send: ", "use one");
+	FAILS(with_hdr("expect read_resp len=3 size=3\n"), "t.iwt:5: ", "size gives the length too: use one");
+	FAILS(with_hdr("expect send len=1 data=\"a\"\n"), "t.iwt:5: ", "data gives the length too: use one");
 	FAILS(with_hdr("split\n"), "t.iwt:5: split: ", "needs at=");
 	FAILS(with_hdr("split at=1 every=2\n"), "t.iwt:5: ", "use one");
 	FAILS(with_hdr("split none delay=1s\n"), "t.iwt:5: ", "takes no arguments");

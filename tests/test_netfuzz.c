@@ -1,9 +1,11 @@
 /*
  * test_netfuzz.c - the network fuzzer (fuzz/network/netfuzz*.c): deterministic programs, ddmin,
  * no finding against the clean built-in DUT, a mutant found, minimised and written as a case
- * that parses, also when --time ran out before it was confirmed, and the runs a crash is blamed
- * on. The replays (FAIL against the mutant, PASS against the clean DUT) are in
- * tests/cli/netfuzz.sh, which runs `iwspec run` on the written cases.
+ * that parses and replays as the finding (its requirement, FAIL against the mutant, PASS against
+ * the clean DUT), also when --time ran out before it was confirmed; a case that does what its
+ * run did (the FIN right after the octets, no wait the run did not make); and the runs a crash
+ * is blamed on. tests/cli/netfuzz.sh replays the written cases of several mutants and seeds with
+ * `iwspec run` (`finding replays`).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -209,7 +211,13 @@ TEST(netfuzz_mutant_is_found_minimised_and_written)
 	CHECK_EQ(m->n, 1); /* the startup frame alone shows it */
 	char dir[] = "/tmp/iwspec-netfuzz-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
-	CHECK_EQ(nf_write_finding(s, dir, 1, m, &fin, &e), IW_OK);
+	nf_case_check chk;
+	CHECK_EQ(nf_write_finding(s, dir, 1, m, &fin, &chk, &e), IW_OK);
+	/* Its case, replayed, fails on the finding's requirement, and passes on a clean DUT. */
+	CHECK(chk.checked);
+	CHECK(chk.reproduces);
+	CHECK(chk.clean_passes);
+	CHECK_STR(chk.failed_req, "MPA-6.1.1-05");
 	char path[256];
 	snprintf(path, sizeof path, "%s/finding-1/case.iwt", dir);
 	iw_case *c = NULL;
@@ -224,7 +232,7 @@ TEST(netfuzz_mutant_is_found_minimised_and_written)
 	}
 	/* A finding on a SHOULD row is written at the catalog's level, not as a MUST. */
 	snprintf(fin.req, sizeof fin.req, "MPA-3.1.1-01");
-	CHECK_EQ(nf_write_finding(s, dir, 2, m, &fin, &e), IW_OK);
+	CHECK_EQ(nf_write_finding(s, dir, 2, m, &fin, NULL, &e), IW_OK);
 	snprintf(path, sizeof path, "%s/finding-2/case.iwt", dir);
 	c = NULL;
 	CHECK_EQ(iw_case_load(path, &c, &e), IW_OK);
@@ -242,6 +250,139 @@ TEST(netfuzz_mutant_is_found_minimised_and_written)
 	CHECK_EQ(system(cmd), 0);
 	free(p);
 	free(m);
+	nf_session_close(s);
+}
+
+/* A program of hand-made actions: the harness's conforming startup frame first. */
+static void prog_frame(nf_prog *p)
+{
+	memset(p, 0, sizeof *p);
+	p->seed = 9;
+	p->n = 1;
+	nf_frame *fr = &p->a[0].fr;
+	p->a[0].kind = NF_A_FRAME;
+	fr->key_octet = fr->key_xor = -1;
+	fr->m = fr->c = fr->r = fr->res = fr->enhanced = fr->rev = fr->pd_length = fr->irdord = fr->ird = fr->ord = -1;
+}
+
+/* Appends a conforming message: a Send of `len` octets, or a Write of them to the STag the DUT's
+ * greeting advertises. */
+static void prog_msg(nf_prog *p, bool write, uint32_t len)
+{
+	const iw_profile *pr = iw_profile_default();
+	nf_action *a = &p->a[p->n++];
+	a->kind = NF_A_FPDU;
+	nf_fpdu *x = &a->fp;
+	x->msg = write ? NF_M_WRITE : NF_M_SEND;
+	x->opcode = write ? IW_OP_WRITE : IW_OP_SEND;
+	x->tagged = write;
+	x->stag_adv = write;
+	x->last = true;
+	x->dv = pr->ddp_version;
+	x->rv = pr->rdmap_version;
+	x->msn = write ? 0 : 1;
+	a->off = (uint32_t)p->pool_len;
+	a->len = len;
+	for (uint32_t i = 0; i < len; i++)
+		p->pool[p->pool_len++] = (uint8_t)('a' + i % 26);
+}
+
+/* The steps of the case written for the last recorded run of p (its kinds, in order, into k). */
+static size_t case_steps(nf_session *s, const nf_prog *p, enum iw_step_kind *k, size_t cap, char **text)
+{
+	nf_finding f;
+	memset(&f, 0, sizeof f);
+	f.kind = NF_F_FRAME;
+	snprintf(f.req, sizeof f.req, "MPA-6.1-R2a");
+	snprintf(f.detail, sizeof f.detail, "a test");
+	iw_err e;
+	nf_finding got;
+	nf_session_record(s, true);
+	CHECK_EQ(nf_run(s, p, &got, &e), IW_OK);
+	nf_session_record(s, false);
+	CHECK_EQ(got.kind, NF_F_NONE); /* the clean DUT: the program is one a conforming DUT copes with */
+	*text = NULL;
+	CHECK_EQ(nf_case_text(s, p, &f, 1, 0, NULL, text, &e), IW_OK);
+	iw_case *c = NULL;
+	CHECK_EQ(iw_case_parse(*text ? *text : "", *text ? strlen(*text) : 0, "finding.iwt", &c, &e), IW_OK);
+	if (!c)
+		return 0;
+	CHECK(c->coalesce); /* written together where the run wrote them together */
+	size_t n = 0;
+	for (size_t i = 0; i < c->nsteps && n < cap; i++)
+		k[n++] = c->steps[i].kind;
+	iw_case_free(c);
+	return n;
+}
+
+/* Issue 25 item 11: a Request followed at once by the FIN was written as a case that first waited
+ * for the Reply (`send request`, `expect reply`, `close`), so its replay did not do what the run
+ * did. The case sends what the run sent, then the FIN, and only then expects the Reply. */
+TEST(netfuzz_case_sends_the_fin_where_the_run_did)
+{
+	iw_err e;
+	nf_session *s = open_ref(NULL, &e);
+	CHECK(s != NULL);
+	nf_prog *p = malloc(sizeof *p);
+	if (!s || !p) {
+		free(p);
+		nf_session_close(s);
+		return;
+	}
+	enum iw_step_kind k[32];
+	char *text = NULL;
+	/* A Request, then the FIN. */
+	prog_frame(p);
+	size_t n = case_steps(s, p, k, 32, &text);
+	CHECK_EQ(n, 5);
+	if (n == 5) {
+		CHECK_EQ(k[0], IW_STEP_CONNECT);
+		CHECK_EQ(k[1], IW_STEP_SEND_REQUEST);
+		CHECK_EQ(k[2], IW_STEP_CLOSE);
+		CHECK_EQ(k[3], IW_EXPECT_REPLY);
+		CHECK_EQ(k[4], IW_EXPECT_CLOSE);
+	}
+	const char *req = text ? strstr(text, "\nsend request") : NULL, *fin = text ? strstr(text, "\nclose\n") : NULL;
+	const char *reply = text ? strstr(text, "\nexpect reply") : NULL;
+	CHECK(req && fin && reply && req < fin && fin < reply);
+	free(text);
+	/* A Request and a Send at once, then the FIN: nothing expected before the FIN either. */
+	prog_msg(p, false, 40);
+	n = case_steps(s, p, k, 32, &text);
+	CHECK(n >= 6);
+	if (n >= 6) {
+		CHECK_EQ(k[1], IW_STEP_SEND_REQUEST);
+		CHECK_EQ(k[2], IW_STEP_SEND_RAW);
+		CHECK_EQ(k[3], IW_STEP_CLOSE);
+		CHECK_EQ(k[4], IW_EXPECT_REPLY);
+		CHECK_EQ(k[n - 1] == IW_EXPECT_CLOSE || k[n - 1] == IW_EXPECT_ONE_OF, true);
+	}
+	free(text);
+	/* Ended with an RST instead: the RST right after the octets, and nothing expected after it. */
+	p->a[p->n++].kind = NF_A_RESET;
+	n = case_steps(s, p, k, 32, &text);
+	CHECK_EQ(n, 4);
+	if (n == 4)
+		CHECK_EQ(k[3], IW_STEP_RESET);
+	free(text);
+	/* The one wait a run makes: for the greeting whose STag a Write needs. There, and only there,
+	 * the case waits too (for the Reply and the greeting), then goes on without waiting. */
+	prog_frame(p);
+	prog_msg(p, false, 8);
+	prog_msg(p, true, 8);
+	n = case_steps(s, p, k, 32, &text);
+	CHECK(n >= 9);
+	if (n >= 9) {
+		CHECK_EQ(k[1], IW_STEP_SEND_REQUEST);
+		CHECK_EQ(k[2], IW_STEP_SEND_RAW);
+		CHECK_EQ(k[3], IW_EXPECT_REPLY);
+		CHECK_EQ(k[4], IW_EXPECT_FPDU); /* expect greeting */
+		CHECK_EQ(k[5], IW_STEP_SEND_FPDU); /* send write, to the STag the greeting advertised */
+		CHECK_EQ(k[6], IW_STEP_CLOSE);
+		CHECK_EQ(k[7], IW_EXPECT_FPDU); /* the echo of the Send */
+	}
+	free(text);
+	free(p);
 	nf_session_close(s);
 }
 
@@ -309,7 +450,11 @@ static void handle_spent(nf_session *s, const nf_prog *p, const nf_finding *f, c
 	CHECK(m->n >= 1 && m->n <= max_actions);
 	char dir[] = "/tmp/iwspec-netfuzz-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
-	CHECK_EQ(nf_write_finding(s, dir, 1, m, &fin, &e), IW_OK);
+	nf_case_check chk;
+	CHECK_EQ(nf_write_finding(s, dir, 1, m, &fin, &chk, &e), IW_OK);
+	/* Its replay too is made after the time ran out, and does what the finding says. */
+	CHECK(chk.checked);
+	CHECK(chk.reproduces);
 	char path[256];
 	snprintf(path, sizeof path, "%s/finding-1/case.iwt", dir);
 	iw_case *c = NULL;

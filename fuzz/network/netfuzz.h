@@ -14,8 +14,9 @@
  * Modules: netfuzz_gen.c (PRNG, programs, generator); the session and its runs behind
  * netfuzz_int.h (netfuzz_session.c, netfuzz_startup.c calibration and liveness, netfuzz_io.c,
  * netfuzz_model.c, netfuzz_render.c, netfuzz_run.c); netfuzz_judge.c (decoding and judging,
- * through suite/verify/); netfuzz_min.c (confirmation, ddmin); netfuzz_out.c (case.iwt, seed.txt,
- * capture.pcap); netfuzz_bench.c (the loopback baseline).
+ * through suite/verify/); netfuzz_min.c (confirmation, ddmin); netfuzz_case.c (the recorded run as
+ * a case) and netfuzz_out.c (case.iwt checked by replaying it, seed.txt, capture.pcap);
+ * netfuzz_bench.c (the loopback baseline).
  */
 #ifndef IW_NETFUZZ_H
 #define IW_NETFUZZ_H
@@ -235,6 +236,8 @@ typedef struct nf_trace {
 	uint32_t act_exp_end[NF_MAX_ACTIONS];
 	bool act_released[NF_MAX_ACTIONS]; /* rule 4 was satisfied after the action */
 	bool act_adv[NF_MAX_ACTIONS];      /* the action used the STag the DUT's greeting advertised */
+	bool act_waited[NF_MAX_ACTIONS];   /* before the action the harness stopped to read the DUT's
+					    * greeting (the only wait a run makes for the DUT) */
 	bool markers_tx, crc;       /* the model's framing of what it sends */
 } nf_trace;
 
@@ -269,9 +272,10 @@ void nf_session_record(nf_session *s, bool on);
 typedef struct nf_expect {
 	bool frame_due;             /* the DUT must send its startup frame */
 	int frame_r, frame_rev;     /* its R and Rev */
+	bool frame_c;               /* and C=1, which the judge holds it to (MPA-5.2-03) */
 	bool model_closed;          /* a conforming DUT closes (error, reject, Terminate received) */
 	size_t nmsg;                /* messages a conforming DUT sends (echoes, Read Responses) */
-	struct { unsigned opcode; uint32_t len; uint32_t off; } msg[16];
+	struct { unsigned opcode; uint32_t len; uint32_t off; uint32_t stag; uint64_t to; } msg[16];
 	uint8_t *data;              /* payload octets of msg[] (msg[i].off) */
 	size_t data_len, data_cap;
 	bool terminate;             /* and then (optionally) a Terminate with this error */
@@ -338,26 +342,55 @@ int nf_minimize(nf_session *s, const nf_prog *p, const nf_finding *want, unsigne
  * in/out: on return it holds a 1-minimal failing subset. Returns the tests made. */
 unsigned nf_ddmin(bool *keep, size_t n, bool (*test)(const bool *keep, void *ctx), void *ctx, unsigned budget);
 
+/* What replaying a finding's case showed. nf_write_finding runs every case it writes with
+ * iwspec run's executor: once against the DUT of the finding, where it must end with the
+ * verdict the requirement's level gives (FAIL for a MUST) resting on the finding's requirement,
+ * and once against a clean built-in DUT, where it must PASS. */
+typedef struct nf_case_check {
+	bool checked;               /* both replays were made (a signal may cut them) */
+	bool reproduces;            /* the DUT of the finding: the finding's verdict and requirement */
+	bool clean_passes;          /* the clean built-in DUT: PASS */
+	char verdict[8];            /* of the replay against the DUT of the finding */
+	char failed_req[32];        /* ... and the requirement it rests on ("" for none) */
+	char why[700];              /* unless checked, reproduces and clean_passes: what happened */
+} nf_case_check;
+
 /* Writes <dir>/finding-<n>/{case.iwt, seed.txt, capture.pcap} for a finding of program p
  * (executed once more to record it, with an allowance of nf_session_run_bound() when the
- * session's time is up). When even that run is cut (a signal, or the allowance ran out),
- * seed.txt is written alone, saying so, and IW_ETRUNC returned. */
+ * session's time is up), then checks the case (nf_case_check, into chk unless NULL; each
+ * replay has an allowance of the case's timeout) and says in seed.txt what the check showed.
+ * When even the recording run is cut (a signal, or the allowance ran out), seed.txt is written
+ * alone, saying so, and IW_ETRUNC returned. */
 int nf_write_finding(nf_session *s, const char *dir, unsigned n, const nf_prog *p, const nf_finding *f,
-		     iw_err *e);
+		     nf_case_check *chk, iw_err *e);
 
 /* Writes <dir>/unconfirmed-<n>/seed.txt for a finding seen in run p->run that could not be
  * confirmed (why: the reason): what was seen and how to reproduce it. Needs no DUT. */
 int nf_write_unconfirmed(const char *dir, unsigned n, const nf_prog *p, const nf_finding *f, const char *why,
 			 iw_err *e);
 
-/* The case file text for the last recorded run (exposed for tests): lock-step (each action,
- * then its answers) unless batch (all octets, then all answers) or the program is long. */
-int nf_case_text(nf_session *s, const nf_prog *p, const nf_finding *f, unsigned n, bool batch, char **out,
-		 iw_err *e);
+/* The case file text for the last recorded run (exposed for tests). It does what the run did,
+ * in the same order: the octets of each action (the startup frame as `send request`/`send
+ * reply`, cuts as `split`, pauses as `sleep`, written together where the run wrote them
+ * together: the `resegment: coalesce` header), a wait for the DUT's greeting only where the run
+ * waited for it, the FIN (`close`) or RST (`reset`) right after the last octet, and only then
+ * the reaction a conforming DUT has to all of it, as the judge allows it. The judge allows more
+ * reactions than a one-of holds: `form` picks which (0: the likeliest), *nforms (unless NULL)
+ * says how many forms there are; the stimulus is the same in all. */
+int nf_case_text(nf_session *s, const nf_prog *p, const nf_finding *f, unsigned n, unsigned form, unsigned *nforms,
+		 char **out, iw_err *e);
+
+/* What a replay of a case showed. */
+typedef struct nf_replay {
+	int verdict;                /* enum iw_verdict */
+	char failed_req[32];        /* the requirement a FAIL or WARN rests on, "" for none */
+	char reason[600];
+} nf_replay;
 
 /* Runs a case text (iwspec run's executor) against the session's DUT, or against a clean
- * built-in DUT of the same profile and role; *verdict is an enum iw_verdict. */
-int nf_session_replay(nf_session *s, const char *text, bool clean, int *verdict, iw_err *e);
+ * built-in DUT of the same profile and role. Against the session's DUT it needs the case's
+ * timeout before the session's deadline (IW_ETRUNC otherwise). */
+int nf_session_replay(nf_session *s, const char *text, bool clean, nf_replay *out, iw_err *e);
 
 /* ---- the loopback baseline ---- */
 

@@ -8,6 +8,7 @@
  *   netfuzz_model.c    the model of a conforming DUT next to each run, and coverage
  *   netfuzz_render.c   an action's octets (startup frame, FPDUs) and the greeting's STag
  *   netfuzz_run.c      one run: start (connect, send, FIN) and finish (await the close, judge)
+ *   netfuzz_case.c     the recorded run as a case (netfuzz_out.c writes it with the seed and pcap)
  *
  * Speed: the first connection goes through the driver; its peer address is kept and later
  * runs connect to it directly (no name resolution). Sockets are non-blocking and every wait is
@@ -159,6 +160,19 @@ iw_conn *nf_model_take(nf_session *s);
 void nf_model_drain(nf_session *s);
 void nf_model_feed(nf_session *s, const uint8_t *b, size_t n);
 
+/* ---- netfuzz_case.c ---- */
+
+/* A growing text (case.iwt, seed.txt); oom once memory ran out. */
+typedef struct nf_sb {
+	char *b;
+	size_t len, cap;
+	bool oom;
+} nf_sb;
+void nf_sb_printf(nf_sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The requirement a finding's case cites: the finding's, or DDP-8.2.2-01 when it names no row
+ * of the catalog (a crash the model saw no error for). */
+const char *nf_case_req(const char *req);
+
 /* ---- netfuzz_render.c ---- */
 
 bool nf_rreserve(nf_session *s, size_t n);
@@ -167,7 +181,9 @@ size_t nf_render_frame(nf_session *s, const nf_prog *p, const nf_action *a);
 size_t nf_render_fpdu(nf_session *s, const nf_prog *p, const nf_action *a);
 /* Once the model is in full operation: our direction framed as it says. */
 void nf_tx_sync(nf_session *s, bool *tx_ready);
-/* Reads until the DUT's greeting is in when the program needs its STag (or gives up). */
-void nf_want_greeting(nf_session *s);
+/* Reads until the DUT's greeting is in when the program needs its STag (or gives up). Returns
+ * whether it stopped to read (what was sent went out first): the case of a finding waits there
+ * too. */
+bool nf_want_greeting(nf_session *s);
 
 #endif

@@ -122,6 +122,7 @@ static void fill_expect(nf_dec *d, const nf_obs *o, const iw_mpa_frame *mf, bool
 	ex->frame_due = frame_due;
 	ex->frame_r = frame_due ? mf->r : 0;
 	ex->frame_rev = frame_due ? mf->rev : 0;
+	ex->frame_c = frame_due && mf->c && !o->p->crc_always;
 	ex->model_closed = o->closed_before_fin;
 	ex->nmsg = 0;
 	ex->data_len = 0;
@@ -141,6 +142,8 @@ static void fill_expect(nf_dec *d, const nf_obs *o, const iw_mpa_frame *mf, bool
 		ex->msg[ex->nmsg].opcode = m->opcode;
 		ex->msg[ex->nmsg].len = m->len;
 		ex->msg[ex->nmsg].off = (uint32_t)ex->data_len;
+		ex->msg[ex->nmsg].stag = m->stag;
+		ex->msg[ex->nmsg].to = m->to;
 		if (!m->tagged) {
 			if (ex->data_len + m->len > ex->data_cap) {
 				size_t cap = (ex->data_len + m->len) * 2 + 256;
@@ -269,13 +272,29 @@ enum frame_next {
 	FRAME_CLOSE_RULES, /* no frame was due: only how the DUT closed remains */
 };
 
-/* The fields of the DUT's decoded frame gf against the model's mf; returns whether they agree. */
-static bool frame_fields_agree(const iw_profile *p, const iw_mpa_frame *gf, const iw_mpa_frame *mf,
-			       const char *kname, nf_finding *f)
+/* The requirement a wrong R breaks, by the rule `iwspec run` holds the frame to (ex_reply_r_req,
+ * suite/run/exec_frames.c), so that a finding's case fails on the requirement the finding names:
+ * in a Request R is a reserved zero (MPA-6.1.1-R1); a Reply with R=1 where R=0 is due refuses
+ * (R2f), or takes the Request's own R=1 for its answer (R1); one with R=0 where R=1 is due
+ * accepts what it should refuse (R2c). */
+static const char *r_req(const nf_obs *o, const iw_mpa_frame *gf, enum iw_mpa_kind dut_kind)
 {
+	if (dut_kind == IW_MPA_REQUEST)
+		return "MPA-6.1.1-R1";
+	if (!gf->r)
+		return "MPA-6.1-R2c";
+	return o->sent_r ? "MPA-6.1.1-R1" : "MPA-6.1-R2f";
+}
+
+/* The fields of the DUT's decoded frame gf against the model's mf; returns whether they agree. */
+static bool frame_fields_agree(const nf_obs *o, const iw_mpa_frame *gf, const iw_mpa_frame *mf,
+			       enum iw_mpa_kind dut_kind, nf_finding *f)
+{
+	const iw_profile *p = o->p;
+	const char *kname = kind_name(dut_kind);
 	if (gf->r != mf->r) {
-		nf_find(f, NF_F_FRAME, "MPA-6.1-R2f", false, "the DUT's %s has R=%d, a conforming DUT's R=%d", kname,
-			gf->r, mf->r);
+		nf_find(f, NF_F_FRAME, r_req(o, gf, dut_kind), false, "the DUT's %s has R=%d, a conforming DUT's R=%d%s",
+			kname, gf->r, mf->r, gf->r && o->sent_r ? " (the Request's R=1 taken for an answer)" : "");
 		return false;
 	}
 	if (gf->rev != mf->rev) {
@@ -293,6 +312,14 @@ static bool frame_fields_agree(const iw_profile *p, const iw_mpa_frame *gf, cons
 		return false;
 	}
 	return true;
+}
+
+/* The requirement a missing Reply breaks, by the rule `iwspec run` holds it to (ex_exp_frame):
+ * MPA-6.1-R2a, but only R2f's SHOULD where the harness sent octets behind its Request before
+ * the Reply, as an initiator must not (A6). */
+static const char *reply_req(const nf_obs *o)
+{
+	return o->sent_early ? "MPA-6.1-R2f" : "MPA-6.1-R2a";
 }
 
 /* The DUT's startup frame against the model's mf (frame_due: the model sent one); on
@@ -324,7 +351,7 @@ static enum frame_next judge_frame(const nf_obs *o, const iw_mpa_frame *mf, bool
 				"octets of private data came before it closed", kname, gf.pd_length,
 				glen - IW_MPA_FRAME_HDR_LEN);
 		else
-			nf_find(f, NF_F_FRAME, dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R1a", false,
+			nf_find(f, NF_F_FRAME, dut_kind == IW_MPA_REPLY ? reply_req(o) : "MPA-6.1-R1a", false,
 				"a conforming DUT sends its %s here; the DUT sent %zu octets and %s", kname, glen,
 				o->dut_rst ? "reset the connection" : "closed");
 		return FRAME_STOP;
@@ -333,7 +360,7 @@ static enum frame_next judge_frame(const nf_obs *o, const iw_mpa_frame *mf, bool
 		nf_find(f, NF_F_FRAME, "MPA-6.1.1-08", false, "the DUT's %s cannot be decoded: %s", kname, e.msg);
 		return FRAME_STOP;
 	}
-	return frame_fields_agree(p, &gf, mf, kname, f) ? FRAME_FPDUS : FRAME_STOP;
+	return frame_fields_agree(o, &gf, mf, dut_kind, f) ? FRAME_FPDUS : FRAME_STOP;
 }
 
 /* FPDUs that fail to decode with markers but decode without them: the DUT ignored the
@@ -366,6 +393,8 @@ static bool judge_fpdus(nf_dec *d, const nf_obs *o, const iw_mpa_frame *mf, cons
 			req = o->reject_viol.req ? o->reject_viol.req : "MPA-6.1-R2b";
 		else if (frames && mf->r)
 			req = "MPA-6.1-R2e";
+		else if (frames && dut_kind == IW_MPA_REQUEST && o->sent_r)
+			req = "MPA-6.1-R3c"; /* an initiator after the harness's Reply refused (exec_receive.c's rule) */
 		else if (!o->released && o->dut->role == IW_ROLE_RESPONDER)
 			req = "MPA-6.1-R4";
 		if (req) {
@@ -457,7 +486,7 @@ static void judge_close(const nf_obs *o, enum iw_mpa_kind dut_kind, nf_finding *
 		static const char *const sn[] = {"waiting for the startup frame", "waiting for the first FPDU",
 						 "in full operation", "rejected", "failed", "closed"};
 		nf_find(f, NF_F_EARLY_CLOSE,
-			o->early_state == IW_CS_STARTUP ? (dut_kind == IW_MPA_REPLY ? "MPA-6.1-R2a" : "MPA-6.1-R3a")
+			o->early_state == IW_CS_STARTUP ? (dut_kind == IW_MPA_REPLY ? reply_req(o) : "MPA-6.1-R3a")
 			: o->early_state == IW_CS_REJECTED ? "MPA-6.1-R2e" : "DDP-8.2-01", false,
 			"the DUT %s the connection where a conforming DUT keeps it open (%s)",
 			o->dut_rst ? "reset" : "closed", o->early_state >= 0 && o->early_state < 6 ? sn[o->early_state] : "?");

@@ -60,6 +60,9 @@ typedef struct nf_obs {
 	bool failed;                /* IW_EV_ERROR */
 	iw_violation err;
 	bool got_terminate;         /* the harness's Terminate was delivered */
+	bool sent_r;                /* the harness's startup frame (the stream's first octets) had R=1 */
+	bool sent_early;            /* ... and octets behind it before the DUT's frame could be read:
+				     * what a responder does with them is unspecified (A6) */
 	bool closed_before_fin;     /* the model had closed before the harness's FIN */
 	/* the DUT */
 	const uint8_t *got;

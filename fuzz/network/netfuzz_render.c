@@ -157,13 +157,13 @@ void nf_tx_sync(nf_session *s, bool *tx_ready)
 }
 
 /* The DUT's greeting, when the program needs its STag: read until it is in (or give up). */
-void nf_want_greeting(nf_session *s)
+bool nf_want_greeting(nf_session *s)
 {
 	if (s->c.have_adv || !s->d.greeting || !s->c.obs.released)
-		return;
+		return false;
 	nf_nodelay(s); /* what follows the wait must not wait for an ACK */
 	if (!nf_flush(s))
-		return;
+		return false;
 	int64_t deadline = iw_net_now_ms() + s->run_timeout_ms;
 	for (;;) {
 		const nf_trace *t = &s->c.tr;
@@ -195,11 +195,11 @@ void nf_want_greeting(nf_session *s)
 					(void)iw_conn_register(s->c.model, s->c.adv_stag, 0, s->adv_mem, NF_ADV_LEN,
 							       IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE, &e);
 				}
-				return;
+				return true;
 			}
 		}
 		int64_t left = deadline - iw_net_now_ms();
 		if (left <= 0 || nf_session_expired(s) || !nf_pull(s, (int)(left > 20 ? 20 : left)))
-			return;
+			return true;
 	}
 }

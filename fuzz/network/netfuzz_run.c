@@ -45,6 +45,23 @@ static const char *crash_req(const nf_session *s)
 	return "DDP-8.2.2-01";
 }
 
+/* A6: the harness sent octets behind its Request before it could read the DUT's Reply, that is
+ * before it first waited for the DUT (for the greeting), as the case does (`send raw` before
+ * `expect reply`). */
+static bool sent_early(const nf_session *s)
+{
+	const nf_trace *t = &s->c.tr;
+	if (s->d.role != IW_ROLE_RESPONDER || !t->frame_sent)
+		return false;
+	for (size_t i = 1; i < t->sent_actions; i++) {
+		if (t->act_waited[i])
+			return false;
+		if (t->act_end[i] > t->act_start[i])
+			return true;
+	}
+	return false;
+}
+
 static void park(nf_session *s, int k)
 {
 	s->slots[k] = s->c;
@@ -73,6 +90,7 @@ int nf_run_start(nf_session *s, const nf_prog *p, int slot, iw_err *e)
 	memset(t->act_exp_end, 0, sizeof t->act_exp_end);
 	memset(t->act_released, 0, sizeof t->act_released);
 	memset(t->act_adv, 0, sizeof t->act_adv);
+	memset(t->act_waited, 0, sizeof t->act_waited);
 	memset(&s->c.obs, 0, sizeof s->c.obs);
 	memset(&s->c.f, 0, sizeof s->c.f);
 	s->c.obs.early_state = -1;
@@ -138,8 +156,10 @@ int nf_run_start(nf_session *s, const nf_prog *p, int slot, iw_err *e)
 		switch (a->kind) {
 		case NF_A_FRAME:
 			n = nf_render_frame(s, p, a);
-			if (t->to_len == 0)
+			if (t->to_len == 0) {
 				t->frame_sent = true; /* the stream's first octets: a `send request` step */
+				s->c.obs.sent_r = s->c.tr.frame.r;
+			}
 			alive = nf_emit(s, s->rbuf, n);
 			nf_tx_sync(s, &tx_ready);
 			break;
@@ -147,7 +167,7 @@ int nf_run_start(nf_session *s, const nf_prog *p, int slot, iw_err *e)
 			if (!tx_ready)
 				nf_tx_sync(s, &tx_ready);
 			if ((a->fp.stag_adv || a->fp.rr_src_adv) && !s->c.have_adv)
-				nf_want_greeting(s);
+				t->act_waited[i] = nf_want_greeting(s);
 			t->act_adv[i] = (a->fp.stag_adv || a->fp.rr_src_adv) && s->c.have_adv;
 			n = nf_render_fpdu(s, p, a);
 			alive = nf_emit(s, s->rbuf, n);
@@ -263,6 +283,7 @@ int nf_run_finish(nf_session *s, int slot, nf_finding *f, iw_err *e)
 		s->c.obs.got = t->from_dut;
 		s->c.obs.got_len = t->from_len;
 		s->c.obs.dut_fin = t->dut_fin;
+		s->c.obs.sent_early = sent_early(s);
 		s->c.obs.dut_rst = t->dut_rst;
 		nf_judge(&s->dec, &s->c.obs, f, &s->ex);
 	}

@@ -128,8 +128,10 @@ int64_t nf_session_allow(nf_session *s, int64_t ms)
 	return was;
 }
 
-int nf_session_replay(nf_session *s, const char *text, bool clean, int *verdict, iw_err *e)
+int nf_session_replay(nf_session *s, const char *text, bool clean, nf_replay *out, iw_err *e)
 {
+	memset(out, 0, sizeof *out);
+	out->verdict = IW_ERROR;
 	iw_case *c = NULL;
 	int rc = iw_case_parse(text, strlen(text), "finding.iwt", &c, e);
 	if (rc)
@@ -151,6 +153,12 @@ int nf_session_replay(nf_session *s, const char *text, bool clean, int *verdict,
 		iw_dut_config_default(&o.dut);
 		o.dut.profile = s->d.profile;
 		o.dut.role = s->d.role;
+		/* The clean DUT runs what calibration found the session's DUT runs: a case written for
+		 * a DUT without a reflector expects no echo. */
+		if (!s->d.reflector && iw_dut_config_set(&o.dut, "reflector", "no", e)) {
+			iw_case_free(c);
+			return IW_EINVAL;
+		}
 		rc = iw_driver_open(&drv, &o.dut, e);
 		if (rc) {
 			iw_case_free(c);
@@ -172,7 +180,9 @@ int nf_session_replay(nf_session *s, const char *text, bool clean, int *verdict,
 		return iw_errf(e, IW_ENOSPC, "out of memory");
 	}
 	iw_exec_case(c, s->d.profile, s->d.role, &o, drv, r);
-	*verdict = (int)r->verdict;
+	out->verdict = (int)r->verdict;
+	snprintf(out->failed_req, sizeof out->failed_req, "%s", r->failed_req);
+	snprintf(out->reason, sizeof out->reason, "%.599s", r->reason);
 	iw_result_clear_wire(r);
 	free(r);
 	if (clean)

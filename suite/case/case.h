@@ -131,6 +131,9 @@ typedef struct iw_case {
 	size_t nprofiles;           /* 0 = every profile with startup frames */
 	char profiles[IW_CASE_MAX_PROFILES][16];
 	int64_t timeout_ms;         /* whole-case bound (default 10 s) */
+	bool coalesce;              /* `resegment: coalesce`: the octets of consecutive sends go out in
+				     * one write, whatever the run's --resegment says (a fuzz finding
+				     * replays the writes of its run) */
 	size_t nsteps;              /* at most IW_CASE_MAX_STEPS */
 	iw_step *steps;             /* grown as the parser adds steps: a case of 96 steps inline
 				     * was 357 KB, which a sanitizer build maps afresh per parse */

@@ -1,6 +1,6 @@
 /*
  * case_header.c - the headers of a case (`name: value` before the first step): id, title,
- * requirement (a catalog ID and its level), role, needs, profiles and timeout.
+ * requirement (a catalog ID and its level), role, needs, profiles, timeout and resegment.
  */
 #include "case_parse_int.h"
 
@@ -231,7 +231,7 @@ int cp_parse_header(parser *p, const char *name, size_t nname, const char *v0, c
 	const char *vend = v + n;
 	static const struct { const char *name; unsigned bit; } once[] = {
 		{ "id", H_ID }, { "title", H_TITLE }, { "role", H_ROLE }, { "needs", H_NEEDS },
-		{ "profiles", H_PROFILES }, { "timeout", H_TIMEOUT },
+		{ "profiles", H_PROFILES }, { "timeout", H_TIMEOUT }, { "resegment", H_RESEGMENT },
 	};
 	unsigned bit = 0;
 	for (size_t i = 0; i < sizeof once / sizeof once[0]; i++)
@@ -239,7 +239,7 @@ int cp_parse_header(parser *p, const char *name, size_t nname, const char *v0, c
 			bit = once[i].bit;
 	if (!bit && !cp_word_is(name, nname, "requirement"))
 		return cp_err(p, "unknown header '%s:' (headers: id, title, requirement, role, needs, profiles, "
-			      "timeout)", cp_show(name, nname, b, sizeof b));
+			      "timeout, resegment)", cp_show(name, nname, b, sizeof b));
 	if (bit & *seen)
 		return cp_err(p, "header '%s:' given twice", cp_show(name, nname, b, sizeof b));
 	*seen |= bit;
@@ -306,6 +306,14 @@ int cp_parse_header(parser *p, const char *name, size_t nname, const char *v0, c
 		c->timeout_ms = ms;
 		return 0;
 	}
+	case H_RESEGMENT:
+		/* Only the mode a case needs for itself: the others cut the octets anew on every run,
+		 * which is the run's business (--resegment), never a case's. */
+		if (!cp_word_is(v, n, "coalesce"))
+			return cp_err(p, "resegment: '%s' is not coalesce (the one mode a case sets for itself; "
+				      "--resegment sets the others for a whole run)", cp_show(v, n, b, sizeof b));
+		c->coalesce = true;
+		return 0;
 	default:
 		return header_requirement(p, v, vend);
 	}

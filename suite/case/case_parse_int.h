@@ -106,7 +106,7 @@ int cp_parse_alt(parser *p, iw_step *block, const char *s, const char *end);
 /* ---- headers (case_header.c) ---- */
 
 /* The headers that may appear once, as bits of the set seen so far. */
-enum { H_ID = 1, H_TITLE = 2, H_ROLE = 4, H_NEEDS = 8, H_PROFILES = 16, H_TIMEOUT = 32 };
+enum { H_ID = 1, H_TITLE = 2, H_ROLE = 4, H_NEEDS = 8, H_PROFILES = 16, H_TIMEOUT = 32, H_RESEGMENT = 64 };
 
 /* `name:` at the start of a line (after spaces) makes it a header. */
 bool cp_is_header(const char *s, const char *end, size_t *nname);

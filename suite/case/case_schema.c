@@ -136,6 +136,9 @@ static const iw_arg_spec expect_fpdu_args[] = {
 	DUR("within"),
 	BYTES("data"),
 	INT("size", 0, 1 << 24),
+	/* the payload's length alone: a Read Response of a buffer whose octets the case cannot know
+	 * (a fuzz finding's, the built-in DUT's buffer being shared by its connections) */
+	INT("len", 0, 1 << 24),
 	U32("qn"),
 	U32("msn"),
 	U32("mo"),
@@ -374,6 +377,13 @@ bool iw_schema_check_step(const iw_step *s, char *msg, size_t cap)
 	case IW_STEP_SEND_FPDU:
 		if (has(s, "data") && has(s, "size")) {
 			snprintf(msg, cap, "data and size both give the payload: use one");
+			return false;
+		}
+		break;
+	case IW_EXPECT_FPDU:
+		if (has(s, "len") && (has(s, "data") || has(s, "size"))) {
+			snprintf(msg, cap, "len is the payload's length alone; %s gives the length too: use one",
+				 has(s, "data") ? "data" : "size");
 			return false;
 		}
 		break;

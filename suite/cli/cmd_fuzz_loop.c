@@ -218,15 +218,30 @@ static void fz_handle(fz *x)
 		x->nfound++;
 		x->status = IW_EXIT_FAIL;
 		x->crashy_seen |= fin.kind == NF_F_CRASH || fin.kind == NF_F_DEAD;
+		/* Written, and its case replayed, before the finding is reported: the report says
+		 * whether the case does what the finding says. */
+		nf_case_check chk;
+		memset(&chk, 0, sizeof chk);
+		int wrc = o->out_dir ? nf_write_finding(x->s, o->out_dir, x->nfound, x->min, &fin, &chk, &e) : IW_OK;
 		if (o->log)
 			fprintf(o->log, "%siwspec fuzz: FINDING %u (run %llu, %zu -> %zu actions): %s [%s] %s\n",
 				o->progress ? "\n" : "", x->nfound, (unsigned long long)cand->run, cand->n, x->min->n,
 				nf_fkind_name(fin.kind), fin.req, fin.detail);
-		if (o->out_dir && nf_write_finding(x->s, o->out_dir, x->nfound, x->min, &fin, &e) != IW_OK)
+		if (o->out_dir && wrc != IW_OK) {
 			fprintf(stderr, "iwspec fuzz: cannot write finding %u: %s\n", x->nfound, e.msg);
-		else if (o->out_dir && o->log)
+		} else if (o->out_dir && o->log) {
 			fprintf(o->log, "iwspec fuzz:   written to %s/finding-%u/ (case.iwt, seed.txt, capture.pcap)\n",
 				o->out_dir, x->nfound);
+			if (!chk.checked)
+				fprintf(o->log, "iwspec fuzz:   the case was not checked: %s\n", chk.why);
+			else if (!chk.reproduces)
+				fprintf(o->log, "iwspec fuzz:   the case does not reproduce the finding: %s\n", chk.why);
+			else if (!chk.clean_passes)
+				fprintf(o->log, "iwspec fuzz:   the case reproduces the finding, but %s\n", chk.why);
+			else
+				fprintf(o->log, "iwspec fuzz:   the case reproduces it (%s [%s]) and passes on the built-in DUT\n",
+					chk.verdict, chk.failed_req);
+		}
 	}
 	if (lost && !crash_done && o->log && x->nfound < o->max_findings)
 		fprintf(o->log, "%siwspec fuzz: run %llu: %s [%s] %s: no run it may come from shows it again alone: not "

@@ -228,7 +228,9 @@ bool ex_send_cut(ctx *x, const uint8_t *b, size_t n)
 		}
 		return true;
 	}
-	switch (x->o->seg) {
+	/* A case that says how its octets go out (`resegment: coalesce`) is sent so whatever the run
+	 * asks: a fuzz finding must reach the DUT in the writes its run made. */
+	switch (x->c->coalesce ? IW_SEG_COALESCE : x->o->seg) {
 	case IW_SEG_OCTET:
 	case IW_SEG_RANDOM: {
 		/* The case timeout bounds the DUT, not the harness's own pace: the time these many small

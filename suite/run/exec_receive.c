@@ -449,6 +449,12 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 					  "segments%s", (long long)sz->i, dm.len, dm.nseg,
 					  bad != dm.len ? " with different content" : "");
 		}
+		/* The length alone, the octets unknown (a Read Response of a buffer others share). */
+		const iw_arg *ln = iw_step_arg(s, "len");
+		if (ok && ln && !ln->is_pattern_any && (size_t)ln->i != dm.len)
+			ok = ex_fail(x, dm.opcode == IW_OP_READ_RESP ? "RFC5040-5.2-03" : "DDP-7.2-03",
+				     "expected %lld payload octets, seen %zu in %zu segment%s", (long long)ln->i, dm.len, dm.nseg,
+				     dm.nseg == 1 ? "" : "s");
 		if (ok && (!ex_pattern_ok(s, "qn", dm.first.qn, why, sizeof why) ||
 			   !ex_pattern_ok(s, "msn", dm.first.msn, why, sizeof why) ||
 			   !ex_pattern_ok(s, "mo", dm.first.mo, why, sizeof why) ||
