@@ -1,13 +1,15 @@
 #!/bin/sh
 # Boots the siw guest (build.sh made it) in the background and waits until it is ready.
 #
-#   sh tools/siw-guest/boot.sh [--selftest]
+#   sh tools/siw-guest/boot.sh [--selftest] [--patched]
 #
 # The guest's virtio NIC is a TAP device, iwtap0, inside network namespace iwspec-siw: the
 # harness's TCP (run with `ip netns exec iwspec-siw`) talks to the guest's TCP directly, with no
 # user-mode networking in between to re-segment or terminate it, and none of it touches the
 # host's own network. Host end 10.213.0.1/24, guest 10.213.0.2, reflector on 4791, agent 4790.
 # --selftest runs rping over siw inside the guest first (IWSPEC-SELFTEST-PASS on the console).
+# --patched loads siw-patched.ko (siw with docs/interop/siw-patches/ applied) instead of siw.ko;
+# the console says which (`guest: siw module ...`), and boot.sh checks it.
 #
 # Exit: 0 ready, 1 failed (console tail shown), 77 this host cannot run it (says why).
 set -u
@@ -18,7 +20,15 @@ OUT=$ROOT/build/siw-guest
 NETNS=${IWSPEC_NETNS:-iwspec-siw}
 TIMEOUT=${IWSPEC_GUEST_TIMEOUT:-240}
 SELFTEST=0
-[ "${1:-}" = --selftest ] && SELFTEST=1
+SIW=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--selftest) SELFTEST=1 ;;
+	--patched) SIW=patched ;;
+	*) echo "guest: unknown option '$1' (--selftest, --patched)" >&2; exit 2 ;;
+	esac
+	shift
+done
 say() { echo "guest: $*"; }
 cant() { echo "guest: cannot boot here: $*" >&2; exit 77; }
 
@@ -35,25 +45,26 @@ ip -n "$NETNS" addr add 10.213.0.1/24 dev iwtap0
 ip -n "$NETNS" link set iwtap0 up
 
 tcg=tcg,thread=multi
+tcg_what="TCG: no usable /dev/kvm, every instruction emulated"
 accel=$tcg
-what="TCG: no usable /dev/kvm, every instruction emulated"
+what=$tcg_what
 if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 	accel=kvm
 	what=KVM
 fi
 rm -f "$OUT/console.log" "$OUT/qemu.pid"
-say "booting Debian $KERNEL_ABI ($KERNEL_DEB_VERSION) under qemu ($what)"
+say "booting Debian $KERNEL_ABI ($KERNEL_DEB_VERSION) under qemu ($what)${SIW:+, $SIW siw.ko}"
 t0=$(date +%s)
 start_qemu() {
 	ip netns exec "$NETNS" qemu-system-x86_64 -accel "$accel" -cpu max -m 768M -smp 2 \
 		-kernel "$OUT/bzImage" -initrd "$OUT/initrd.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=7 iwspec.selftest=$SELFTEST" \
+		-append "console=ttyS0 panic=-1 loglevel=7 iwspec.selftest=$SELFTEST iwspec.siw=${SIW:-stock}" \
 		-netdev tap,id=n0,ifname=iwtap0,script=no,downscript=no -device virtio-net-pci,netdev=n0,speed=10000,duplex=full \
 		-display none -monitor none -serial "file:$OUT/console.log" -no-reboot \
 		-daemonize -pidfile "$OUT/qemu.pid" >"$OUT/qemu.log" 2>&1
 }
-# A /dev/kvm that qemu cannot use (nested virtualisation refusing -cpu max's MSRs: "failed to
-# set MSR 0x10a") falls back to TCG, which the baselines were made with, instead of failing.
+# A /dev/kvm that qemu cannot use (nested virtualisation refusing -cpu max's MSRs) falls back to
+# TCG, which the baselines were made with, instead of failing the boot.
 started=yes
 start_qemu || started=no
 if [ $started = no ] && [ "$accel" = kvm ]; then
@@ -88,6 +99,9 @@ while :; do
 	fi
 	sleep 1
 done
+want=siw.ko
+[ "$SIW" = patched ] && want=siw-patched.ko
+grep -q "guest: siw module $want loaded" "$OUT/console.log" || failed "the guest did not say it loaded $want"
 if [ $SELFTEST = 1 ]; then
 	grep -q IWSPEC-SELFTEST-PASS "$OUT/console.log" || failed "rping over siw failed in the guest"
 	say "rping over siw in the guest: PASS"

@@ -5,10 +5,13 @@
 #
 # The kernel and its modules come from linux-image-$KERNEL_ABI-unsigned (kernel.env pins it),
 # fetched with `apt-get download`; siw.ko is built out of tree from linux-source-6.1 against
-# linux-headers-$KERNEL_ABI, and its vermagic must equal the image's. User space is busybox,
-# iproute2 (`rdma`), rdma-core, ibverbs-providers (siw's provider), librdmacm1, rdmacm-utils
-# (rping), and the reflector built on the host. The result is cached: a stamp holds a hash of
-# every input, and a second run with the same inputs does nothing.
+# linux-headers-$KERNEL_ABI, and its vermagic must equal the image's. A second module,
+# siw-patched.ko, is built from the same source with the patches docs/interop/siw-patches/series
+# lists (IWSPEC_SIW_PATCHES=0002 or =F1,F8 builds it with those only); the guest loads it when
+# booted with --patched. User space is busybox, iproute2 (`rdma`), rdma-core, ibverbs-providers
+# (siw's provider), librdmacm1, rdmacm-utils (rping), and the reflector built on the host. The
+# result is cached: a stamp holds a hash of every input (the patches and the selection
+# included), and a second run with the same inputs does nothing.
 #
 # Exit: 0 built (or cached), 1 failed (the message says what), 77 this host cannot build it.
 set -eu
@@ -20,7 +23,7 @@ REFLECTOR=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reflector) REFLECTOR=$2; shift 2 ;;
-	-h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "guest: unknown option '$1' (--reflector PATH)" >&2; exit 2 ;;
 	esac
 done
@@ -30,7 +33,7 @@ cant() { echo "guest: cannot build here: $*" >&2; exit 77; }
 
 HEADERS=/usr/src/linux-headers-$KERNEL_ABI
 SOURCE=/usr/src/$KERNEL_SOURCE_PKG.tar.xz
-for tool in apt-get dpkg-deb cpio gzip xz make gcc modinfo depmod readelf sha256sum; do
+for tool in apt-get dpkg-deb cpio gzip xz make gcc modinfo depmod readelf strip sha256sum patch; do
 	command -v $tool >/dev/null 2>&1 || cant "$tool is missing (sh tools/siw-guest/host-deps.sh installs what the build needs)"
 done
 [ -d "$HEADERS" ] || cant "$HEADERS is missing (apt-get install linux-headers-$KERNEL_ABI)"
@@ -40,11 +43,37 @@ if [ -n "$REFLECTOR" ]; then
 	REFLECTOR=$(cd "$(dirname "$REFLECTOR")" && pwd)/$(basename "$REFLECTOR")
 fi
 
+# The patches for siw-patched.ko: each line of the series is "FILE FINDING"; IWSPEC_SIW_PATCHES
+# (number prefixes or findings, comma- or space-separated) keeps the lines it names.
+PATCHDIR=$ROOT/docs/interop/siw-patches
+[ -f "$PATCHDIR/series" ] || die "$PATCHDIR/series is missing"
+PATCHES=
+PATCHED_FINDINGS=
+PATCH_DESC=
+while read -r file finding rest; do
+	case $file in ''|'#'*) continue ;; esac
+	[ -f "$PATCHDIR/$file" ] || die "the series names $file, which $PATCHDIR does not have"
+	if [ -n "${IWSPEC_SIW_PATCHES:-}" ]; then
+		keep=no
+		for want in $(echo "$IWSPEC_SIW_PATCHES" | tr ',' ' '); do
+			case $file in "$want"*) keep=yes ;; esac
+			[ "$want" = "$finding" ] && keep=yes
+		done
+		[ $keep = yes ] || continue
+	fi
+	PATCHES="$PATCHES $file"
+	PATCHED_FINDINGS="$PATCHED_FINDINGS $finding"
+	PATCH_DESC="$PATCH_DESC${PATCH_DESC:+, }${file%%-*} ($finding)"
+done <"$PATCHDIR/series"
+[ -n "$PATCHES" ] || die "IWSPEC_SIW_PATCHES='${IWSPEC_SIW_PATCHES:-}' selects none of the series' patches"
+PATCHED_FINDINGS=${PATCHED_FINDINGS# }
+
 # The cache key: everything that goes into the guest.
 key=$( { cat "$HERE/kernel.env" "$HERE/build.sh" "$HERE/init"; [ -n "$REFLECTOR" ] && cat "$REFLECTOR"; \
-	echo "reflector=${REFLECTOR:+yes}"; } | sha256sum | cut -d' ' -f1)
+	echo "reflector=${REFLECTOR:+yes}"; echo "patches=$PATCHES"; for p in $PATCHES; do cat "$PATCHDIR/$p"; done; } |
+	sha256sum | cut -d' ' -f1)
 if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$key" ] && [ -f "$OUT/initrd.gz" ] && [ -f "$OUT/bzImage" ]; then
-	say "cached ($OUT, kernel $KERNEL_ABI${REFLECTOR:+, with the reflector})"
+	say "cached ($OUT, kernel $KERNEL_ABI${REFLECTOR:+, with the reflector}; siw-patched.ko fixes $PATCHED_FINDINGS)"
 	exit 0
 fi
 t0=$(date +%s)
@@ -110,11 +139,39 @@ if [ ! -f "$SRC/siw.ko" ]; then
 		die "siw.ko did not build (log: $OUT/siw-build.log)"
 	}
 fi
+# 3b. siw-patched.ko: the same source with the selected patches applied (exactly: no fuzz), rebuilt
+#     when the patches or the selection change.
+PSRC=$OUT/siw-patched-src
+phash=$( { echo "$PATCHES"; for p in $PATCHES; do cat "$PATCHDIR/$p"; done; } | sha256sum | cut -d' ' -f1)
+if [ ! -f "$PSRC/siw.ko" ] || [ "$(cat "$PSRC/.iwspec-patches" 2>/dev/null)" != "$phash" ]; then
+	rm -rf "$PSRC" "$OUT/src-tmp"
+	mkdir -p "$OUT/src-tmp"
+	say "building siw-patched.ko (siw with$PATCHES)"
+	tar -xJf "$SOURCE" -C "$OUT/src-tmp" "$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw"
+	for p in $PATCHES; do
+		patch -d "$OUT/src-tmp/$KERNEL_SOURCE_PKG" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch \
+			<"$PATCHDIR/$p" >"$OUT/patch.log" 2>&1 || {
+			cat "$OUT/patch.log" >&2
+			die "$p does not apply to $SOURCE (in the series' order)"
+		}
+	done
+	mv "$OUT/src-tmp/$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw" "$PSRC"
+	rm -rf "$OUT/src-tmp"
+	make -C "$HEADERS" M="$PSRC" CONFIG_RDMA_SIW=m modules >"$OUT/siw-patched-build.log" 2>&1 || {
+		tail -30 "$OUT/siw-patched-build.log" >&2
+		die "siw-patched.ko did not build (log: $OUT/siw-patched-build.log)"
+	}
+	! grep -q 'warning:' "$OUT/siw-patched-build.log" ||
+		die "siw-patched.ko built with warnings (log: $OUT/siw-patched-build.log)"
+	echo "$phash" >"$PSRC/.iwspec-patches"
+fi
 M=$OUT/kmod/lib/modules/$KERNEL_ABI
 ref_vermagic=$(modinfo -F vermagic "$(find "$M" -name 'ib_core.ko*' | head -1)")
-siw_vermagic=$(modinfo -F vermagic "$SRC/siw.ko")
-[ "$siw_vermagic" = "$ref_vermagic" ] || die "siw.ko's vermagic '$siw_vermagic' differs from the image's '$ref_vermagic' (headers and image from different versions?)"
-case $siw_vermagic in "$KERNEL_ABI "*) ;; *) die "siw.ko's vermagic '$siw_vermagic' is not for $KERNEL_ABI" ;; esac
+for ko in "$SRC/siw.ko" "$PSRC/siw.ko"; do
+	siw_vermagic=$(modinfo -F vermagic "$ko")
+	[ "$siw_vermagic" = "$ref_vermagic" ] || die "$ko's vermagic '$siw_vermagic' differs from the image's '$ref_vermagic' (headers and image from different versions?)"
+	case $siw_vermagic in "$KERNEL_ABI "*) ;; *) die "$ko's vermagic '$siw_vermagic' is not for $KERNEL_ABI" ;; esac
+done
 
 # 4. Modules, dependencies first (modules.dep), decompressed: busybox insmod reads plain ELF.
 order=""
@@ -142,9 +199,12 @@ for path in $order; do
 	esac
 	echo "$base" >>etc/iwspec-modules
 done
-cp "$SRC/siw.ko" usr/lib/modules/siw.ko
+# Without their debug information (5 MB each, which the guest never reads).
+strip --strip-debug -o usr/lib/modules/siw.ko "$SRC/siw.ko"
+strip --strip-debug -o usr/lib/modules/siw-patched.ko "$PSRC/siw.ko"
 echo siw.ko >>etc/iwspec-modules
 echo "$siw_vermagic" >etc/iwspec-siw-vermagic
+echo "$PATCH_DESC" >etc/iwspec-siw-patches
 say "modules: $(tr '\n' ' ' <etc/iwspec-modules)"
 
 # 5. The reflector and init.
@@ -172,4 +232,4 @@ ls usr/lib/x86_64-linux-gnu/libibverbs/libsiw-*.so >/dev/null 2>&1 || die "siw's
 # 7. The initrd.
 find . -print | cpio -o -H newc --quiet | gzip -1 >"$OUT/initrd.gz"
 echo "$key" >"$OUT/stamp"
-say "built in $(($(date +%s) - t0)) s: kernel $KERNEL_ABI ($KERNEL_DEB_VERSION), initrd $(du -k "$OUT/initrd.gz" | cut -f1) KiB"
+say "built in $(($(date +%s) - t0)) s: kernel $KERNEL_ABI ($KERNEL_DEB_VERSION), initrd $(du -k "$OUT/initrd.gz" | cut -f1) KiB, siw-patched.ko fixes $PATCHED_FINDINGS"
