@@ -296,8 +296,7 @@ void iw_schema_arg_names(const iw_step_schema *s, char *buf, size_t cap)
 	}
 }
 
-/* Levenshtein distance of two short strings, capped: names are under 24 octets. */
-static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+size_t iw_edit_distance(const char *a, size_t na, const char *b, size_t nb)
 {
 	size_t row[32];
 	if (na >= N(row) || nb >= N(row))
@@ -327,7 +326,7 @@ const char *iw_schema_suggest(const iw_step_schema *s, const char *name, size_t 
 	size_t best_d = (size_t)-1;
 	for (size_t i = 0; s && i < s->nargs; i++) {
 		const char *cand = s->args[i].name;
-		size_t d = edit_distance(name, n, cand, strlen(cand));
+		size_t d = iw_edit_distance(name, n, cand, strlen(cand));
 		if (d < best_d) {
 			best_d = d;
 			best = cand;

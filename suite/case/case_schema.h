@@ -64,6 +64,10 @@ void iw_schema_arg_names(const iw_step_schema *s, char *buf, size_t cap);
 /* The argument of s closest to the n octets at name (a likely typo), or NULL. */
 const char *iw_schema_suggest(const iw_step_schema *s, const char *name, size_t n);
 
+/* Levenshtein distance of two short strings (argument names, requirement IDs: each under 32
+ * octets), or (size_t)-1 when either is longer. */
+size_t iw_edit_distance(const char *a, size_t na, const char *b, size_t nb);
+
 /* Rules between arguments of one parsed step (required ones, exclusive pairs, split's
  * forms). Returns true when s is complete; otherwise writes the problem into msg. */
 bool iw_schema_check_step(const iw_step *s, char *msg, size_t cap);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "case_schema.h"
+
 const iw_req_info *iw_req_find(const char *id)
 {
 	if (!id || !*id)
@@ -29,30 +31,11 @@ const char *iw_req_family(const char *id, char *buf, size_t cap)
 	return buf;
 }
 
-/* Edit distance of two short IDs (at most 31 characters each: iw_case_req's id), capped at 99. */
+/* Edit distance of two IDs (case_schema.h), capped at 99 so the ranks below cannot overflow. */
 static unsigned edits(const char *a, const char *b)
 {
-	unsigned row[33];
-	size_t na = strlen(a), nb = strlen(b);
-	if (na > 31 || nb > 31)
-		return 99;
-	for (size_t j = 0; j <= nb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= na; i++) {
-		unsigned diag = row[0];
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= nb; j++) {
-			unsigned up = row[j];
-			unsigned best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[nb];
+	size_t d = iw_edit_distance(a, strlen(a), b, strlen(b));
+	return d > 99 ? 99 : (unsigned)d;
 }
 
 /* Lower is closer: the rows of the section an ID names ("RFC5040-4.8" -> "RFC5040-4.8-NN") come
