@@ -19,12 +19,12 @@ if ! sh "$ROOT/fuzz/run.sh" probe clang >/dev/null 2>&1 || ! command -v clang++ 
 fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-mkdir -p "$T/src" "$T/out" "$T/work"
+mkdir -p "$T/src" "$T/out" "$T/scratch"
 ln -s "$ROOT" "$T/src/iwspec"
 # OSS-Fuzz's flags for an AddressSanitizer build with libFuzzer.
 san="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
 t0=$(date +%s)
-if ! env SRC="$T/src" OUT="$T/out" WORK="$T/work" CC=clang CXX=clang++ CFLAGS="$san" CXXFLAGS="$san" \
+if ! env SRC="$T/src" OUT="$T/out" WORK="$T/scratch" CC=clang CXX=clang++ CFLAGS="$san" CXXFLAGS="$san" \
 	LIB_FUZZING_ENGINE=-fsanitize=fuzzer SANITIZER=address FUZZING_LANGUAGE=c \
 	bash -eu "$ROOT/.clusterfuzzlite/build.sh" >"$T/build.log" 2>&1; then
 	tail -n 30 "$T/build.log"
@@ -47,14 +47,14 @@ one() {
 	bin=$T/out/$t
 	[ -x "$bin" ] || { echo "FAIL $t: no \$OUT/$t" >"$T/$t.res"; return; }
 	[ -f "$T/out/${t}_seed_corpus.zip" ] || { echo "FAIL $t: no \$OUT/${t}_seed_corpus.zip" >"$T/$t.res"; return; }
-	mkdir -p "$T/corpus/$t" "$T/work/$t"
+	mkdir -p "$T/corpus/$t" "$T/scratch/$t"
 	unzip -q -o "$T/out/${t}_seed_corpus.zip" -d "$T/corpus/$t"
 	n=$(ls "$T/corpus/$t" | wc -l)
 	[ "$n" -gt 0 ] || { echo "FAIL $t: its seed corpus is empty" >"$T/$t.res"; return; }
 	dict=
 	[ -f "$T/out/$t.dict" ] && dict="-dict=$T/out/$t.dict"
 	# shellcheck disable=SC2046
-	if (cd "$T/work/$t" && ASAN_OPTIONS=detect_leaks=1 "$bin" $(options "$T/out/$t.options") $dict \
+	if (cd "$T/scratch/$t" && ASAN_OPTIONS=detect_leaks=1 "$bin" $(options "$T/out/$t.options") $dict \
 		-max_total_time="$TIME" -print_final_stats=1 "$T/corpus/$t" >"$T/$t.log" 2>&1); then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/$t.log")
 		echo "ok $t: ${runs:-?} runs in $TIME s on $n seeds${dict:+, with its dictionary}" >"$T/$t.res"
