@@ -155,13 +155,13 @@ cli.%:
 	$(CLI_ENV) IWSPEC=$(CLI_IWSPEC) REFLECTOR=$(BUILD)/iwspec-reflector sh tests/cli/$*.sh
 
 # The CLI scripts split between the two builds (docs/testing.md, "Which build runs which check"):
-# each runs once. These run on the ordinary build; run.sh, vectors.sh, netfuzz.sh and report.sh
-# run under ASan+UBSan in test-san-cli, and test-hostile holds the scripts that mostly wait on DUT
-# timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers, which
-# skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
+# each runs once. These run on the ordinary build; run.sh, vectors.sh, netfuzz.sh, report.sh and
+# crosscheck.sh run under ASan+UBSan in test-san-cli, and test-hostile holds the scripts that mostly
+# wait on DUT timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers,
+# which skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
 CLI_GCC     := check_octets mutants decode_capture tshark_check rawtcp coverage rping install reflector wait_dut
 CLI_HOSTILE := fuzz_hostile hostile hostile_run
-CLI_SAN     := run vectors netfuzz report
+CLI_SAN     := run vectors netfuzz report crosscheck
 test-cli: $(BUILD)/iwspec
 	sh tools/check-octets.sh
 	@if [ -f /usr/include/rdma/rdma_cma.h ]; then $(MAKE) --no-print-directory reflector; fi

@@ -2,8 +2,11 @@
  * report_pcap.c - one pcap per case: the harness's own TCP connections, from the capture the
  * harness kept (result.h, iw_tcp_chunk), synthesized by pcap_write.h (report.h).
  *
- * Each chunk is one send() or recv() of the harness, so the segments in the file follow the
- * harness's real writes (a resegmentation run shows its cuts) and carry their real times.
+ * Each chunk is one send() or recv() of the harness, written at its real time; within it the
+ * segments end where the protocol's units end (report_pcap_cut.h: the startup frame, then each
+ * FPDU), so a Reply and the FPDU received with it are two segments, as a dissector reads them
+ * (docs/reports.md, "Per-case pcaps"). A chunk still ends a segment, so a resegmentation run
+ * shows its cuts; a unit longer than the MSS goes in several.
  * Addresses are fixed and say who is who: the harness is 10.0.0.1, the DUT 10.0.0.2, and the
  * listening side uses port 4791; the side that connected uses 40001, 40002 ... one per
  * connection, so Wireshark tells the case's connections apart.
@@ -12,10 +15,13 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "atomic_file.h"
+#include "iw_proto.h"
 #include "pcap_write.h"
+#include "report_pcap_cut.h"
 
 #define MAX_CONN_NO 64
 
@@ -43,9 +49,22 @@ const char *iw_report_case_slug(const iw_run *run, const iw_case_result *r, char
 	return buf;
 }
 
+/* One TCP connection of the capture (a connection number is used again after an RST or a new
+ * open): the first octets each way, whose startup frames say which direction carries markers. */
+typedef struct epoch {
+	uint8_t head[2][IW_MPA_FRAME_HDR_LEN];      /* [to_dut] */
+	size_t nhead[2];
+} epoch;
+
 typedef struct pcap_ctx {
 	iw_pcap_writer *w;
 	iw_pcap_tcp *conn[MAX_CONN_NO + 1];
+	const iw_profile *p;        /* the case's profile; NULL: chunks are written uncut */
+	epoch *ep;                  /* per connection of the capture, in order of opening */
+	size_t *ep_of;              /* per chunk: its connection's index in ep */
+	size_t cur[MAX_CONN_NO + 1];        /* each number's connection now */
+	iw_unit_cut *cut[MAX_CONN_NO + 1][2];       /* each number's cutter per direction [to_dut] */
+	bool cut_made[MAX_CONN_NO + 1][2];
 	bool harness_client;        /* the DUT is the responder: the harness sent the SYN */
 	int opened;
 	uint64_t base_us;           /* the case's start */
@@ -91,10 +110,75 @@ static void stamped(pcap_ctx *x, uint64_t t, uint64_t before)
 		x->last_us = t + n - 1;
 }
 
+/* Pass one: which capture connection each chunk belongs to (the writer opens one on IW_TCP_OPEN
+ * and on data for a number without one, as below), and the first octets of each direction.
+ * False when memory is short: the chunks are then written uncut. */
+static bool plan_cuts(pcap_ctx *x, const iw_case_result *r)
+{
+	x->ep = calloc(r->ntcp ? r->ntcp : 1, sizeof *x->ep);
+	x->ep_of = calloc(r->ntcp ? r->ntcp : 1, sizeof *x->ep_of);
+	if (!x->ep || !x->ep_of)
+		return false;
+	bool open[MAX_CONN_NO + 1] = {false};
+	size_t cur[MAX_CONN_NO + 1] = {0}, n = 0;
+	for (size_t i = 0; i < r->ntcp; i++) {
+		const iw_tcp_chunk *c = &r->tcp[i];
+		int no = c->conn < 0 ? 0 : c->conn > MAX_CONN_NO ? MAX_CONN_NO : c->conn;
+		if (c->kind == IW_TCP_OPEN || (c->kind == IW_TCP_DATA && !open[no])) {
+			cur[no] = n++;
+			open[no] = true;
+		}
+		x->ep_of[i] = cur[no];
+		if (c->kind == IW_TCP_RST)
+			open[no] = false;
+		if (c->kind != IW_TCP_DATA)
+			continue;
+		epoch *e = &x->ep[cur[no]];
+		int d = c->dir != IW_FROM_DUT;
+		size_t k = IW_MPA_FRAME_HDR_LEN - e->nhead[d];
+		if (k > c->n)
+			k = c->n;
+		memcpy(e->head[d] + e->nhead[d], c->bytes, k);
+		e->nhead[d] += k;
+	}
+	return true;
+}
+
+static void drop_cuts(pcap_ctx *x, int no)
+{
+	for (int d = 0; d < 2; d++) {
+		iw_unit_cut_free(x->cut[no][d]);
+		x->cut[no][d] = NULL;
+		x->cut_made[no][d] = false;
+	}
+}
+
+/* A chunk's octets, in segments that end where the protocol's units end inside it. */
+static void write_data(pcap_ctx *x, int no, size_t ep, bool to_dut, const uint8_t *b, size_t n)
+{
+	iw_err ignore;
+	int d = to_dut;
+	if (x->p && !x->cut_made[no][d]) {
+		/* This direction's FPDUs carry markers iff the peer's startup frame asked (M=1). */
+		bool m = false;
+		iw_unit_cut_frame_m(x->p, x->ep[ep].head[!d], x->ep[ep].nhead[!d], &m);
+		x->cut[no][d] = iw_unit_cut_new(x->p, m);
+		x->cut_made[no][d] = true;
+	}
+	iw_unit_cut *c = x->cut[no][d];
+	while (n) {
+		size_t k = c ? iw_unit_cut_piece(c, b, n) : n;
+		/* Data after that side closed cannot be in a TCP stream; the log shows it. */
+		iw_pcap_tcp_data(x->conn[no], side(x, to_dut), b, k, &ignore);
+		b += k;
+		n -= k;
+	}
+}
+
 /* A case run over the raw segment path kept the frames themselves, in the order they were
  * sent and received (a held segment after the one behind it): the capture is those frames at
  * their real times, nothing synthesized. */
-static int pcap_frames(const iw_case_result *r, const char *path, iw_err *e)
+static int pcap_frames(const iw_case_result *r, const char *path, bool batch, iw_err *e)
 {
 	iw_pcap_writer *w = iw_pcap_writer_new(IW_PCAP_LINK_ETHERNET, e);
 	if (!w)
@@ -115,26 +199,37 @@ static int pcap_frames(const iw_case_result *r, const char *path, iw_err *e)
 			return -1;
 		}
 	}
-	return iw_pcap_writer_commit(w, path, e);
+	return batch ? iw_pcap_writer_commit_batch(w, path, e) : iw_pcap_writer_commit(w, path, e);
 }
 
-int iw_report_pcap_case(const iw_case_result *r, const char *path, iw_err *e)
+/* One case's capture; batch: one file of many, synced with the others (iw_sync_batch). */
+static int pcap_case(const iw_case_result *r, const char *path, bool batch, iw_err *e)
 {
 	for (size_t i = 0; i < r->ntcp; i++)
 		if (r->tcp[i].kind == IW_TCP_FRAME)
-			return pcap_frames(r, path, e);
+			return pcap_frames(r, path, batch, e);
 
 	pcap_ctx x;
 	memset(&x, 0, sizeof x);
 	x.harness_client = strcmp(r->dut_role, "initiator") != 0;
 	x.base_us = r->start_unix_ms > 0 ? (uint64_t)r->start_unix_ms * 1000u : IW_PCAP_EPOCH_DEFAULT * 1000000u;
+	x.p = iw_profile_find(r->profile);
+	if (x.p && !plan_cuts(&x, r))
+		x.p = NULL;
+	for (int no = 0; no <= MAX_CONN_NO; no++)
+		x.cur[no] = SIZE_MAX;
+	int rc = -1;
 	x.w = iw_pcap_writer_new(IW_PCAP_LINK_ETHERNET, e);
 	if (!x.w)
-		return -1;
+		goto out;
 	iw_err ignore;
 	for (size_t i = 0; i < r->ntcp; i++) {
 		const iw_tcp_chunk *c = &r->tcp[i];
 		int no = c->conn < 0 ? 0 : c->conn > MAX_CONN_NO ? MAX_CONN_NO : c->conn;
+		if (x.p && x.ep_of[i] != x.cur[no]) {
+			drop_cuts(&x, no);      /* a new connection on this number */
+			x.cur[no] = x.ep_of[i];
+		}
 		uint64_t before = iw_pcap_writer_frames(x.w);
 		uint64_t t = stamp(&x, x.base_us + (uint64_t)(c->t_us > 0 ? c->t_us : 0));
 		bool to_dut = c->dir != IW_FROM_DUT;
@@ -146,16 +241,15 @@ int iw_report_pcap_case(const iw_case_result *r, const char *path, iw_err *e)
 				iw_pcap_tcp_fin(x.conn[no], side(&x, true), &ignore);
 			if (open_conn(&x, no, e)) {
 				iw_pcap_writer_free(x.w);
-				return -1;
+				goto out;
 			}
 			break;
 		case IW_TCP_DATA:
 			if (!x.conn[no] && open_conn(&x, no, e)) {
 				iw_pcap_writer_free(x.w);
-				return -1;
+				goto out;
 			}
-			/* Data after that side closed cannot be in a TCP stream; the log shows it. */
-			iw_pcap_tcp_data(x.conn[no], side(&x, to_dut), c->bytes, c->n, &ignore);
+			write_data(&x, no, x.p ? x.ep_of[i] : 0, to_dut, c->bytes, c->n);
 			break;
 		case IW_TCP_FRAME:
 			break; /* not reached: a case with frames is written by pcap_frames */
@@ -179,7 +273,18 @@ int iw_report_pcap_case(const iw_case_result *r, const char *path, iw_err *e)
 			iw_pcap_tcp_fin(x.conn[no], side(&x, true), &ignore);
 			stamped(&x, t, before);
 		}
-	return iw_pcap_writer_commit(x.w, path, e);
+	rc = batch ? iw_pcap_writer_commit_batch(x.w, path, e) : iw_pcap_writer_commit(x.w, path, e);
+out:
+	for (int no = 0; no <= MAX_CONN_NO; no++)
+		drop_cuts(&x, no);
+	free(x.ep);
+	free(x.ep_of);
+	return rc;
+}
+
+int iw_report_pcap_case(const iw_case_result *r, const char *path, iw_err *e)
+{
+	return pcap_case(r, path, false, e);
 }
 
 long iw_report_pcaps(const iw_run *run, const char *dir, iw_err *e)
@@ -198,10 +303,13 @@ long iw_report_pcaps(const iw_run *run, const char *dir, iw_err *e)
 		char slug[160], path[1200];
 		iw_report_case_slug(run, r, slug, sizeof slug);
 		snprintf(path, sizeof path, "%s/%s.pcap", dir, slug);
-		if (iw_report_pcap_case(r, path, rc ? &e2 : e) != 0)
+		if (pcap_case(r, path, true, rc ? &e2 : e) != 0)
 			rc = -1;
 		else
 			written++;
 	}
+	/* Durable together: one sync for the directory, not two fsyncs per file. */
+	if (written && iw_sync_batch(dir, rc ? &e2 : e) != 0)
+		rc = -1;
 	return rc ? -1 : written;
 }

@@ -164,6 +164,7 @@ TEST(decode_conn_cut_stream_is_noted_not_judged)
 	conn_of(&c, a, reql + fl - 10, rep, repl);
 	c.dir[0].pieces = two;
 	c.dir[0].npieces = 2;
+	c.dir[0].fin = true;        /* the initiator itself ended its stream there */
 	judge(&c, IW_PCAP_END_CLOSED, 9, &v);
 	CHECK_EQ(v.violations, 1);
 	CHECK(strstr(v.first.text, "MPA-5.4-04") != NULL);

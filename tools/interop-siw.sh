@@ -171,6 +171,15 @@ judge_cases() { # $1 name, $2 baseline
 		grep -A12 'from the baseline' "$OUT/$1.log" | head -30 >&2
 	fi
 	decode_agrees "$1" "$2" "$oneoffs" || bad=1
+	# One judgment, read twice: every verdict of the pass against `iwspec decode` of its capture
+	# (docs/reports.md, "Cross-check with decode"); the one-offs' captures stay out, as above.
+	if "$IWSPEC" crosscheck $(for id in $oneoffs; do echo "--skip $id"; done) "$OUT/$1" >"$OUT/$1.xcheck" 2>&1; then
+		say "$1: $(tail -1 "$OUT/$1.xcheck")"
+	else
+		bad=1
+		say "FAIL: $1: the verdicts and iwspec decode of the captures disagree:" >&2
+		sed 's/^/  /' "$OUT/$1.xcheck" >&2
+	fi
 }
 
 # The patched pass's cases: $OUT/patched-cases/{main,alone}/ hold links to the case files

@@ -1,6 +1,9 @@
 /*
  * atomic_file.c - temp file in the same directory, fsync, rename (see atomic_file.h).
  */
+#ifdef __linux__
+#define _GNU_SOURCE             /* syncfs: one file system, not every one sync() flushes */
+#endif
 #include "atomic_file.h"
 
 #include <errno.h>
@@ -22,6 +25,7 @@ struct iw_atomic_file {
 	char *path;             /* target, owned */
 	char *tmp;              /* temporary file, owned */
 	char *dir;              /* the target's directory, for the directory fsync */
+	bool batch;             /* no fsync: iw_sync_batch makes it durable with the others */
 	size_t nbuf;
 	unsigned char buf[AF_BUFSZ];
 };
@@ -261,7 +265,7 @@ int iw_atomic_commit(iw_atomic_file *af, iw_err *e)
 			rc = iw_errf(e, -1, "cannot write '%s': %s", af->path, strerror(af->err));
 		else
 			rc = iw_errf(e, -1, "cannot write '%s': %s", af->path, af->why);
-	} else if (fsync(af->fd) != 0 && errno != EINVAL && errno != EROFS) {
+	} else if (!af->batch && fsync(af->fd) != 0 && errno != EINVAL && errno != EROFS) {
 		rc = iw_errf(e, -1, "cannot write '%s': fsync: %s", af->path, strerror(errno));
 	}
 	int cerr = close(af->fd) != 0 ? errno : 0;
@@ -272,7 +276,7 @@ int iw_atomic_commit(iw_atomic_file *af, iw_err *e)
 		rc = iw_errf(e, -1, "cannot write '%s': rename: %s", af->path, strerror(errno));
 	if (rc != 0)
 		unlink(af->tmp);
-	else
+	else if (!af->batch)
 		fsync_dir(af->dir);
 	af_free(af);
 	return rc;
@@ -286,4 +290,33 @@ int iw_write_atomic(const char *path, const void *data, size_t len, iw_err *e)
 	if (len)
 		iw_atomic_write(af, data, len);
 	return iw_atomic_commit(af, e);
+}
+
+int iw_write_atomic_batch(const char *path, const void *data, size_t len, iw_err *e)
+{
+	iw_atomic_file *af = iw_atomic_open(path, e);
+	if (!af)
+		return -1;
+	af->batch = true;
+	if (len)
+		iw_atomic_write(af, data, len);
+	return iw_atomic_commit(af, e);
+}
+
+int iw_sync_batch(const char *dir, iw_err *e)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return iw_errf(e, -1, "cannot sync '%s': %s", dir, strerror(errno));
+#ifdef __linux__
+	int rc = syncfs(fd);
+#else
+	sync();
+	int rc = 0;
+#endif
+	int err = errno;
+	close(fd);
+	if (rc != 0)
+		return iw_errf(e, -1, "cannot sync '%s': %s", dir, strerror(err));
+	return 0;
 }

@@ -24,6 +24,17 @@
 /* Writes data to path atomically. 0 or -1. */
 int iw_write_atomic(const char *path, const void *data, size_t len, iw_err *e);
 
+/* A file of a batch (a run's case pcaps: hundreds in one directory), written and renamed as
+ * above but without the two fsyncs; iw_sync_batch then makes the whole batch durable with one
+ * sync of the file system. Each fsync waits for a journal commit: two per case pcap made a run
+ * with --pcap take 7.6 s instead of 2.6 s. A reader still never sees half a file; only a crash
+ * before the batch's sync may leave one empty. */
+int iw_write_atomic_batch(const char *path, const void *data, size_t len, iw_err *e);
+
+/* Makes the files of a batch written into dir durable (syncfs on Linux, sync elsewhere). 0 or
+ * -1 with e when dir cannot be opened or the sync fails. */
+int iw_sync_batch(const char *dir, iw_err *e);
+
 /* Creates dir and its missing parents. An existing directory is success. 0 or -1. */
 int iw_mkdir_p(const char *dir, iw_err *e);
 

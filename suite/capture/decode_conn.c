@@ -94,7 +94,9 @@ static void ctx_for(connctx *cc, side *sd, iw_decode_ctx *o, uint64_t base)
 	o->viol = cc->o->viol;
 	o->cap = sd->s;
 	o->cap_base = base;
-	o->stops_early = sd->s->hole || sd->s->cut;
+	/* Nor has the sender ended its stream when it sent neither FIN nor RST: the capture, or the
+	 * peer (its RST, or a harness that stopped reading), ended first. */
+	o->stops_early = sd->s->hole || sd->s->cut || !(sd->s->fin || sd->s->rst);
 	o->terminates = &cc->v->terminates;
 	o->first = &cc->v->first;
 }
@@ -367,6 +369,25 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 		if (k == rsp && !culley && sd[ini].has_frame && !sd[ini].frame_ok && sd[rsp].has_frame)
 			iw_decode_violation(&o, "MPA-6.1-R2b", IW_VIOL_FATAL, -1, 0, 0, 0,
 					    "the responder answered an invalid Request; it must close without a Reply");
+		/* A Reply before the Request was whole, or to one that never was: the responder waits
+		 * for a received and validated Request (MPA-6.1-R2a, as the runner holds it). */
+		if (k == rsp && !culley && guess[ini] == IW_MPA_REQUEST && guess[rsp] == IW_MPA_REPLY && !sd[ini].s->hole &&
+		    !sd[ini].s->cut) {
+			const iw_pcap_stream *q = sd[ini].s;
+			uint64_t f_rep = iw_pcap_frame_of(x->s, 0);
+			uint64_t f_req = q->len >= sd[ini].flen && sd[ini].flen ? iw_pcap_frame_of(q, sd[ini].flen - 1) : 0;
+			if (f_rep && (!f_req || f_req > f_rep)) {
+				char d[192];
+				if (f_req)
+					snprintf(d, sizeof d, "the responder's Reply began in frame %llu, before the Request was "
+						 "complete (frame %llu)", (unsigned long long)f_rep, (unsigned long long)f_req);
+				else
+					snprintf(d, sizeof d, "the responder sent a Reply (frame %llu) to a Request that never "
+						 "completed (%zu of its %zu octets arrived)", (unsigned long long)f_rep, q->len,
+						 sd[ini].flen);
+				iw_decode_violation(&o, "MPA-6.1-R2a", IW_VIOL_FATAL, -1, 0, 0, 0, d);
+			}
+		}
 		if (full) {
 			ctx_for(&cc, x, &o, x->flen);
 			/* Frames mark the conversation's start; without them, so does a SYN. */

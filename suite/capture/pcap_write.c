@@ -163,6 +163,15 @@ int iw_pcap_writer_commit(iw_pcap_writer *w, const char *path, iw_err *e)
 	return rc;
 }
 
+int iw_pcap_writer_commit_batch(iw_pcap_writer *w, const char *path, iw_err *e)
+{
+	int rc = finish(w, e);
+	if (rc == 0)
+		rc = iw_write_atomic_batch(path, w->img, w->img_len, e);
+	iw_pcap_writer_free(w);
+	return rc;
+}
+
 /* ---- frames ---- */
 
 static void put16(uint8_t *p, uint16_t v)

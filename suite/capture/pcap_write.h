@@ -75,6 +75,10 @@ uint64_t iw_pcap_writer_frames(const iw_pcap_writer *w);
  * whatever the outcome. */
 int iw_pcap_writer_commit(iw_pcap_writer *w, const char *path, iw_err *e);
 
+/* The same as one file of a batch (atomic_file.h iw_write_atomic_batch): no fsync; the caller
+ * syncs the batch's directory once (iw_sync_batch). */
+int iw_pcap_writer_commit_batch(iw_pcap_writer *w, const char *path, iw_err *e);
+
 /* The capture as a malloc'd pcap image (*out, *len), and frees w. For tests and for callers
  * that store captures elsewhere. */
 int iw_pcap_writer_take(iw_pcap_writer *w, uint8_t **out, size_t *len, iw_err *e);

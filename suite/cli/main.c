@@ -24,6 +24,7 @@ static const struct {
 	{"fuzz", cmd_fuzz, "fuzz a DUT over TCP; findings become replayable cases"},
 	{"mutants", cmd_mutants, "run the suite against every mutant DUT: the detection matrix"},
 	{"vectors", cmd_vectors, "write or check the test-vector set (JSON, pcap); dump a capture's fields"},
+	{"crosscheck", cmd_crosscheck, "hold a run's verdicts against decode of its case captures"},
 };
 
 static void usage(FILE *f)
@@ -37,7 +38,7 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 		"\n"
 		"options:\n"
