@@ -28,7 +28,11 @@ typedef struct seen {
 	char first[240];            /* "frame F: detail" of its first violation */
 	size_t n;
 	size_t after;               /* of them, in frames captured after the run's failure */
+	size_t at;                  /* of them, in the octets the run failed on */
 } seen;
+
+/* Where a violation decode found lies against the run's failure. */
+enum fail_pos { BEFORE_FAILURE, AT_FAILURE, AFTER_FAILURE };
 
 /* What decode found in the DUT's octets of one capture. */
 typedef struct capview {
@@ -40,13 +44,15 @@ typedef struct capview {
 	size_t fpdus;
 	/* The run judges nothing after its first failure (the executor logs later octets "not
 	 * judged after the failure"): violations decode finds after it are not held against the
-	 * verdict. Where the failure is (failure_at): on the capture's connection fail_conn (the
-	 * k-th the case opened), the DUT's octets before fail_end, when the wire log's DUT octets
-	 * on it add up to the capture's (dut_total); elsewhere, and when they do not, by time:
-	 * fail_us since the case's start against each frame's, t_us[f - 1]. */
+	 * verdict. In the octets it failed on it stops at the first rule broken: a violation there
+	 * that the run did not judge is not held against it either. Where the failure is
+	 * (failure_at): on the capture's connection fail_conn (the k-th the case opened), the DUT's
+	 * octets [fail_start, fail_end) of the wire entry the failure points at, when the wire
+	 * log's DUT octets on it add up to the capture's (dut_total); elsewhere, and when they do
+	 * not, by time: fail_us since the case's start against each frame's, t_us[f - 1]. */
 	int64_t fail_us;            /* -1: no failure, every violation is compared */
 	uint64_t fail_conn;         /* 0: the failure is on no connection of the capture */
-	uint64_t fail_end, dut_total;
+	uint64_t fail_start, fail_end, dut_total;
 	int64_t *t_us;
 	size_t nt, capt;
 } capview;
@@ -66,18 +72,23 @@ static uint64_t frame_off(const iw_pcap_stream *s, uint64_t f)
 	return UINT64_MAX;
 }
 
-/* Whether a violation in frame fr of the DUT's stream s (of capture connection conn) comes after
+/* Where a violation in frame fr of the DUT's stream s (of capture connection conn) lies against
  * the run's failure. by_off: the wire log's DUT octets on the failure's connection match s. */
-static bool after_failure(const capview *cv, uint64_t conn, const iw_pcap_stream *s, bool by_off, json_int_t fr)
+static enum fail_pos failure_pos(const capview *cv, uint64_t conn, const iw_pcap_stream *s, bool by_off, json_int_t fr)
 {
 	if (cv->fail_us < 0 || fr <= 0)
-		return false;
-	if (conn == cv->fail_conn && by_off)
-		return frame_off(s, (uint64_t)fr) >= cv->fail_end;
-	return (size_t)fr <= cv->nt && cv->t_us[fr - 1] > cv->fail_us;
+		return BEFORE_FAILURE;
+	if (conn == cv->fail_conn && by_off) {
+		uint64_t off = frame_off(s, (uint64_t)fr);
+		return off >= cv->fail_end ? AFTER_FAILURE : off >= cv->fail_start ? AT_FAILURE : BEFORE_FAILURE;
+	}
+	if ((size_t)fr > cv->nt)
+		return BEFORE_FAILURE;
+	int64_t t = cv->t_us[fr - 1];
+	return t > cv->fail_us ? AFTER_FAILURE : t == cv->fail_us ? AT_FAILURE : BEFORE_FAILURE;
 }
 
-static void note_seen(capview *cv, const json_t *v, bool after)
+static void note_seen(capview *cv, const json_t *v, enum fail_pos pos)
 {
 	const char *req = jstr(v, "requirement");
 	if (!strcmp(req, IW_REQ_CAPTURE))
@@ -97,8 +108,9 @@ static void note_seen(capview *cv, const json_t *v, bool after)
 		snprintf(s->req, sizeof s->req, "%s", req);
 	}
 	s->n++;
-	s->after += after;
-	if (!after && s->n - s->after == 1) {
+	s->after += pos == AFTER_FAILURE;
+	s->at += pos == AT_FAILURE;
+	if (pos != AFTER_FAILURE && s->n - s->after == 1) {
 		if (fr)
 			snprintf(s->first, sizeof s->first, "frame %lld: %s", (long long)fr, jstr(v, "detail"));
 		else
@@ -150,12 +162,12 @@ static int64_t iso_us(const char *s)
 
 /* Where the case's FAIL, WARN or INFO happened (capview above), from the wire entry it points
  * at (failed_wire): its time, its connection (the capture numbers connections in the order the
- * harness opened them, "connect" entries), and the DUT's octets on that connection up to the
- * end of the entry, and in all. fail_us -1 when the failure points at no entry. */
+ * harness opened them, "connect" entries), the DUT's octets on that connection before the
+ * entry and to its end, and in all. fail_us -1 when the failure points at no entry. */
 static void failure_at(capview *cv, const json_t *jc)
 {
 	cv->fail_us = -1;
-	cv->fail_conn = cv->fail_end = cv->dut_total = 0;
+	cv->fail_conn = cv->fail_start = cv->fail_end = cv->dut_total = 0;
 	const json_t *fw = json_object_get(jc, "failed_wire");
 	const json_t *wire = json_object_get(jc, "wire");
 	if (!json_is_integer(fw) || (size_t)json_integer_value(fw) >= json_array_size(wire))
@@ -173,7 +185,7 @@ static void failure_at(capview *cv, const json_t *jc)
 			opened++;
 			if (same && i <= at) {
 				mine = opened;
-				cv->fail_end = cv->dut_total = 0;
+				cv->fail_start = cv->fail_end = cv->dut_total = 0;
 			} else if (same) {
 				break;          /* the connection's number used again: a new connection */
 			}
@@ -182,6 +194,8 @@ static void failure_at(capview *cv, const json_t *jc)
 			continue;
 		uint64_t n = (uint64_t)json_integer_value(json_object_get(w, "nbytes"));
 		cv->dut_total += n;
+		if (i < at)
+			cv->fail_start += n;
 		if (i <= at)
 			cv->fail_end += n;
 	}
@@ -213,7 +227,7 @@ static void on_conn(void *ctx, iw_pcap_conn *c, const iw_pcap_end *end)
 		json_array_foreach(json_object_get(d, "items"), k, x)
 			cv->fpdus += !strcmp(jstr(x, "type"), "fpdu");
 		json_array_foreach(json_object_get(d, "violations"), k, x)
-			note_seen(cv, x, after_failure(cv, c->number, s, by_off,
+			note_seen(cv, x, failure_pos(cv, c->number, s, by_off,
 						       json_integer_value(json_object_get(x, "frame"))));
 	}
 	json_decref(v.json);
@@ -328,6 +342,10 @@ static int check_case(casectx *x, const json_t *jc, iw_err *e)
 		json_int_t jf = judged_frames(jc, s->req);
 		if (s->after == s->n || (failed && (!strcmp(s->req, failed_req) || jf)))
 			continue;
+		if (s->after + s->at == s->n) {
+			x->t->at_failure += s->at;
+			continue;
+		}
 		snprintf(decode_said, sizeof decode_said, "the DUT broke it %zu time%s, first at %s", s->n - s->after,
 			 s->n - s->after == 1 ? "" : "s", s->first);
 		if (failed)

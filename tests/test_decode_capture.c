@@ -133,7 +133,7 @@ TEST(decode_conn_request_without_reply)
 	conn_of(&c, badreq, reql, NULL, 0);
 	judge(&c, IW_PCAP_END_CLOSED, 9, &v);
 	CHECK(!v.no_reply);
-	CHECK(strstr(v.first.text, "VIOLATION MPA-6.1-R5") != NULL);
+	CHECK(strstr(v.first.text, "VIOLATION MPA-6.1.1-01") != NULL); /* the sender's rule (R5 is the receiver's) */
 	CHECK_STR(v.first_role, "initiator");
 
 	/* Neither side speaks MPA. */

@@ -232,7 +232,7 @@ TEST(decode_does_not_blame_an_answer_some_profile_allows)
 	/* The profile given: the Reply is held to it. */
 	CHECK_EQ(cb_decode(&b, false, draft, &out), 1);
 	CHECK(strstr(out, "profile rddp-mpa-01 (given)") != NULL);
-	CHECK(strstr(out, "VIOLATION MPA-6.1.1-07 at offset 17") != NULL);
+	CHECK(strstr(out, "VIOLATION MPA-6.1.1-06 at offset 17") != NULL); /* the sender's Rev rule */
 	free(out);
 
 	/* A Rev 1 Request and Reply with RFC 6581's Enhanced bit and IRD/ORD block (an RFC 6581
@@ -256,7 +256,7 @@ TEST(decode_does_not_blame_an_answer_some_profile_allows)
 	/* The other way round no profile allows: a draft responder closes on a Rev 1 Request. */
 	cb_start(&b, rfc, draft);
 	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
-	CHECK(strstr(out, "VIOLATION MPA-6.1.1-07 at offset 17") != NULL);
+	CHECK(strstr(out, "VIOLATION RFC5044-7.1.1-01 at offset 17") != NULL); /* RFC 5044's sender Rev rule */
 	free(out);
 
 	/* A Rev 0 Request with no Reply: an RFC 5044 responder may refuse it by closing, so that is

@@ -395,7 +395,7 @@ TEST(mpa_frame_check_enhanced_short_pd)
 		run_check(&c, p, &f, IW_MPA_REQUEST);
 		CHECK_EQ(c.ok, len >= 4);
 		if (len < 4) {
-			CHECK_STR(c.v[0].req, "MPA-6.1-R9a");
+			CHECK_STR(c.v[0].req, "RFC6581-9.1-04");
 			CHECK(is_code4(&c.v[0]));
 			CHECK(strstr(c.v[0].detail, "IRD/ORD") != NULL);
 		}
@@ -470,7 +470,7 @@ TEST(mpa_frame_check_all_defects_at_once)
 	CHECK_EQ(c.l.n, 5);
 	CHECK_STR(c.v[0].req, "MPA-6.1-R5");
 	CHECK_STR(c.v[1].req, "MPA-6.1.1-07");
-	CHECK_STR(c.v[2].req, "MPA-6.1-R9a");
+	CHECK_STR(c.v[2].req, "RFC6581-9.1-04");
 	CHECK_STR(c.v[3].req, "MPA-6.1.1-05");
 	CHECK_STR(c.v[4].req, "MPA-6.1.1-R1");
 	CHECK(!iw_mpa_frame_check(p, &f, IW_MPA_REQUEST, NULL));

@@ -220,6 +220,32 @@ static int initiator_of(const iw_pcap_conn *c, const int guess[2], bool culley)
 	return earlier1 ? 1 : 0;
 }
 
+/* The rule a responder broke by answering the initiator's invalid Request with Reply rep, or
+ * NULL when the answer is one it may give: a Request whose Rev it may answer (profile.h,
+ * iw_profile_may_answer), or an Enhanced Request without room for its IRD/ORD block that the
+ * Reply rejects (R=1; RFC6581-9.1-04 lets it reject or close, and accepting it breaks that rule).
+ * Any other fault of the Request has it close without a Reply (MPA-6.1-R2b). */
+static const char *answered_invalid(const iw_profile *p, const iw_mpa_frame *req, const iw_mpa_frame *rep)
+{
+	iw_violation vs[8];
+	iw_viol_list l = {.v = vs, .cap = 8};
+	iw_mpa_frame_check(p, req, IW_MPA_REQUEST, &l);
+	const char *rule = NULL;
+	for (size_t i = 0; i < l.n; i++) {
+		if (vs[i].kind != IW_VIOL_FATAL)
+			continue;
+		if (!strcmp(vs[i].req, "MPA-6.1.1-07") && iw_profile_may_answer(p, req->rev))
+			continue;
+		if (!strcmp(vs[i].req, "RFC6581-9.1-04")) {
+			if (!rep->r)
+				rule = "RFC6581-9.1-04";
+			continue;
+		}
+		return "MPA-6.1-R2b";
+	}
+	return l.dropped ? "MPA-6.1-R2b" : rule;
+}
+
 /* A valid Request that nothing answered (MPA-6.1-R2a as iwspec holds it, the runner's rule too:
  * docs/case-language.md). False when that cannot be told: the connection was not seen to its end (the eviction is the finding then). */
 static bool no_reply(connctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end, const side *ini, side *rsp,
@@ -366,9 +392,14 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 						true, NULL);
 			}
 		}
-		if (k == rsp && !culley && sd[ini].has_frame && !sd[ini].frame_ok && sd[rsp].has_frame)
-			iw_decode_violation(&o, "MPA-6.1-R2b", IW_VIOL_FATAL, -1, 0, 0, 0,
-					    "the responder answered an invalid Request; it must close without a Reply");
+		const char *answered = k == rsp && !culley && sd[ini].has_frame && !sd[ini].frame_ok && sd[rsp].has_frame
+					       ? answered_invalid(ps[rsp], &sd[ini].f, &sd[rsp].f) : NULL;
+		if (answered)
+			iw_decode_violation(&o, answered, IW_VIOL_FATAL, -1, 0, 0, 0,
+					    strcmp(answered, "MPA-6.1-R2b")
+						    ? "the responder accepted (R=0) an Enhanced Request without room for its "
+						      "IRD/ORD block; it must reject it (R=1) or close"
+						    : "the responder answered an invalid Request; it must close without a Reply");
 		/* A Reply before the Request was whole, or to one that never was: the responder waits
 		 * for a received and validated Request (MPA-6.1-R2a, as the runner holds it). */
 		if (k == rsp && !culley && guess[ini] == IW_MPA_REQUEST && guess[rsp] == IW_MPA_REPLY && !sd[ini].s->hole &&
@@ -404,7 +435,10 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 				 k == rsp ? "after the responder rejected the connection (R=1): no FPDU may follow"
 					  : "after the Reply rejected the connection (R=1): the initiator sends no FPDU");
 		} else if (!culley && x->has_frame) {
-			no_fpdus(&cc, x, k == ini ? "MPA-6.1-R3a" : "MPA-6.1-R4",
+			/* An initiator that had an invalid Reply closes and sends no FPDU (R3b); one that had
+			 * none never enters full operation (R3a). */
+			no_fpdus(&cc, x, k == ini ? sd[rsp].has_frame && !sd[rsp].frame_ok ? "MPA-6.1-R3b" : "MPA-6.1-R3a"
+					     : "MPA-6.1-R4",
 				 "although the startup failed: they are not judged as FPDUs");
 		}
 		/* Startup order across the two directions, by capture frame. */

@@ -194,7 +194,7 @@ long iw_decode_frame(iw_decode_ctx *o, const iw_profile *p, const uint8_t *buf, 
 	}
 	iw_violation vs[16];
 	iw_viol_list l = {.v = vs, .cap = 16};
-	iw_mpa_frame_check(p, &f, kind, &l);
+	iw_verify_startup_frame(p, &f, kind, &l);
 	for (size_t i = 0; i < l.n; i++)
 		iw_decode_violation(o, vs[i].req, vs[i].kind, vs[i].layer, vs[i].etype, vs[i].ecode, vs[i].offset,
 				    vs[i].detail);

@@ -215,7 +215,7 @@ bool iw_mpa_frame_check(const iw_profile *p, const iw_mpa_frame *f, enum iw_mpa_
 	}
 	if (p->enhanced && f->enhanced && pd_length < IW_MPA_IRDORD_LEN) {
 		ok = false;
-		iw_viol_add(out, "MPA-6.1-R9a", IW_VIOL_FATAL, IW_LAYER_LLP, IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 18,
+		iw_viol_add(out, "RFC6581-9.1-04", IW_VIOL_FATAL, IW_LAYER_LLP, IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 18,
 			    "Enhanced frame with PD_Length %zu: RFC 6581 needs 4 octets for the IRD/ORD block",
 			    pd_length);
 	}

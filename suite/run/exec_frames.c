@@ -153,18 +153,6 @@ bool ex_pattern_ok(const iw_step *s, const char *name, int64_t seen, char *why, 
 	return false;
 }
 
-/* The frame checks are written for the receiver; a frame the DUT sent breaks the sender's rule. */
-static const char *sender_req(const char *receiver_req, enum iw_mpa_kind kind)
-{
-	if (!strcmp(receiver_req, "MPA-6.1.1-07"))
-		return "MPA-6.1.1-06";
-	if (!strcmp(receiver_req, "MPA-6.1-R5") || !strcmp(receiver_req, "MPA-6.1-R8a"))
-		return kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01";
-	if (!strcmp(receiver_req, "MPA-6.1-R9a"))
-		return "MPA-6.1.1-08";
-	return receiver_req;
-}
-
 /* The requirement an accepting Reply with R=1 breaks: when the harness's Request had R=1, the
  * DUT took the R bit a Request carries as its own answer, and a Request's R is not checked
  * (MPA-6.1.1-R1, TR-04); otherwise it refused a Request it should accept (MPA-6.1-R2f). One rule
@@ -231,9 +219,11 @@ int ex_frame_take(ctx *x, enum iw_mpa_kind kind, iw_mpa_frame *fout, size_t *nee
 	/* The frame must be one a conforming peer sends (MPA-6.1.1-*), and come when one may. */
 	iw_violation vs[16];
 	iw_viol_list l = {.v = vs, .cap = 16};
-	iw_mpa_frame_check(x->p, &f, kind, &l);
+	const char *rules[8];
+	iw_result_judged(x->r, rules, iw_verify_startup_rules(x->p, kind, rules, 8));
+	iw_verify_startup_frame(x->p, &f, kind, &l);
 	if (l.n) {
-		ex_fail_frame(x, sender_req(vs[0].req, kind), "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
+		ex_fail_frame(x, vs[0].req, "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
 			      ex_kind_name(kind), kind == IW_MPA_REPLY ? "responder" : "initiator", vs[0].detail, sum);
 		return EX_TAKE_FAILED;
 	}

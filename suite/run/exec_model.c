@@ -156,6 +156,14 @@ bool ex_exp_as_model(ctx *x, const iw_step *s)
 	}
 	if (rejected) {
 		ex_note(x, "model: a conforming DUT refuses this (%s: %s) and closes without a frame", why.req, why.detail);
+		/* The close is the rule of the peer that had an improperly formatted frame: a responder
+		 * closes with no Reply (MPA-6.1-R2b), an initiator with no FPDU (R3b); RFC 6581's short
+		 * IRD/ORD block is its own rule. Judged here, so a reader of the capture who names that
+		 * rule agrees with the verdict resting on why.req. */
+		const char *close_rule = why.req && !strcmp(why.req, "RFC6581-9.1-04") ? why.req
+					 : x->dut_role == IW_ROLE_INITIATOR   ? "MPA-6.1-R3b"
+									      : "MPA-6.1-R2b";
+		iw_result_judged(x->r, &close_rule, 1);
 		if (!ex_exp_close(x, s)) {
 			size_t l = strlen(x->r->reason);
 			snprintf(x->r->reason + l, sizeof x->r->reason - l, "; a conforming DUT closes here because %s (%s)",

@@ -24,6 +24,7 @@
  *                  post any size, MPA-3.2-05); and a ULPDU's
  *                  headers as the engine parses them (DDP-6.2-01/02, DDP-6.3-01)
  *   verify_read.c  a Read Response held to the Read Request it answers (RFC5040-5.2-03)
+ *   verify_startup.c a startup frame as its sender made it (MPA-6.1.1-01/03/05/06/08, R1)
  *   verify_check.c recording what a check applied and what it found broken (verify_int.h)
  */
 #ifndef IW_VERIFY_H
@@ -35,6 +36,7 @@
 
 #include "ddp.h"
 #include "iw_violation.h"
+#include "mpa_frame.h"
 #include "mpa_rx.h"
 #include "profile.h"
 #include "rdmap.h"
@@ -152,5 +154,25 @@ void iw_source_take(iw_source *s, const iw_rdmap_msg *m);
  * be judged again). The segments' own order (each TO following on, one STag throughout) is
  * iw_verify_segment's (DDP-7.2-07, DDP-6.2-08). */
 bool iw_verify_read_resp(const iw_read_req *rr, const iw_ddp_hdr *first, uint64_t len, bool complete, iw_check *out);
+
+/* ---- verify_startup.c ---- */
+
+/* A Request or Reply (kind: the one its sender had to send) held to the rules its sender keeps:
+ * iw_mpa_frame_check's findings, appended to out, each named by the sender's rule: a wrong Key
+ * (MPA-6.1-R5, or the other frame's Key, R8a) breaks MPA-6.1.1-01 in a Request and -03 in a
+ * Reply; a Rev the profile refuses (MPA-6.1.1-07) breaks -06, or RFC5044-7.1.1-01 under an RFC
+ * profile; a PD_Length the receiver refuses (MPA-6.1-R9a) breaks -08, or RFC5044-7.1.1-04; an
+ * Enhanced frame without room for its IRD/ORD block (RFC6581-9.1-04) breaks RFC6581-9.1-01; Res
+ * and R (MPA-6.1.1-05, -R1) are the sender's rules already. The sentence keeps the receiver's
+ * rule. The runner judges the DUT's frames and decode each side's with it, so both cite one
+ * rule. False when a receiver must refuse the frame. */
+bool iw_verify_startup_frame(const iw_profile *p, const iw_mpa_frame *f, enum iw_mpa_kind kind, iw_viol_list *out);
+
+/* The sender's rule behind a receiver's under profile p (as iw_verify_startup_frame names it). */
+const char *iw_verify_startup_sender_req(const iw_profile *p, const char *receiver_req, enum iw_mpa_kind kind);
+
+/* The sender's rules iw_verify_startup_frame applies to a frame of this kind under p (static
+ * strings, at most cap of them into rules): for a runner's list of what it judged. */
+size_t iw_verify_startup_rules(const iw_profile *p, enum iw_mpa_kind kind, const char **rules, size_t cap);
 
 #endif

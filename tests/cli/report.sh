@@ -63,7 +63,7 @@ status $? 0 "decode of the happy-path pcap"
 has "$tmp/dec" "the capture conforms" "decode says the happy-path capture conforms"
 "$IWSPEC" decode "$R/pcap/mpa.startup.resp.key-octet-00.pcap" >"$tmp/dec" 2>&1
 status $? 1 "decode of the corrupted-key pcap"
-has "$tmp/dec" "VIOLATION MPA-6.1-R5" "decode names the key requirement"
+has "$tmp/dec" "VIOLATION MPA-6.1.1-01" "decode names the key requirement (the sender's: a Request carries the Request key)"
 
 # ---- headless Chromium, no network -------------------------------------------------------
 CHROME=""
@@ -148,7 +148,7 @@ grep '^mpa.startup.resp.happy-path ' "$tmp/base.txt" >"$tmp/happy.txt"
 	--expect "$tmp/happy.txt" --html --write-expect "$tmp/mut.txt" >"$tmp/out" 2>&1
 status $? 1 "a regression fails the run"
 has "$tmp/out" "happy-path: expected PASS (.*happy.txt line 1), got FAIL (a regression)" "the regression is listed"
-has "$tmp/mut.txt" "happy-path FAIL : \[MPA-6.1.1-06\]" "a failure is pinned to its requirement"
+has "$tmp/mut.txt" "happy-path FAIL : \[RFC5044-7.1.1-01\]" "a failure is pinned to its requirement (RFC 5044's sender Rev rule)"
 # The failure's field is highlighted in the report.
 has "$tmp/b4/report.html" '<mark>Rev=2</mark>' "the offending field is highlighted"
 has "$tmp/b4/report.html" 'mutant = reply-wrong-rev' "the DUT configuration is in the provenance"
@@ -156,7 +156,7 @@ has "$tmp/b4/report.html" 'mutant = reply-wrong-rev' "the DUT configuration is i
 "$IWSPEC" run --no-progress --report "$tmp/b5" --cases 'mpa.startup.resp.happy-path' --dut-config "$tmp/mutant.conf" \
 	--expect "$tmp/mut.txt" >"$tmp/out" 2>&1
 status $? 0 "a known failure as pinned"
-sed 's/\[MPA-6.1.1-06\]/[MPA-6.1-R5]/' "$tmp/mut.txt" >"$tmp/mut2.txt"
+sed 's/\[RFC5044-7.1.1-01\]/[MPA-6.1-R5]/' "$tmp/mut.txt" >"$tmp/mut2.txt"
 "$IWSPEC" run --no-progress --report "$tmp/b6" --cases 'mpa.startup.resp.happy-path' --dut-config "$tmp/mutant.conf" \
 	--expect "$tmp/mut2.txt" >"$tmp/out" 2>&1
 status $? 1 "a known failure on another requirement"

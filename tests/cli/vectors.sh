@@ -198,8 +198,8 @@ else
 			expect 1 "decode the live capture of iwspec run against iwspec serve" \
 				"$IWSPEC" decode --details --profile rfc5044 "$tmp/live.pcapng"
 			contains "violations in [0-9]* MPA connections" "live capture: MPA connections judged"
-			contains "VIOLATION MPA-6.1-R5 at offset [0-9]* (frame [0-9]*)" "live capture: the harness's bad keys"
-			contains "VIOLATION MPA-6.1.1-07 at offset 17" "live capture: the harness's bad revisions"
+			contains "VIOLATION MPA-6.1.1-01 at offset [0-9]* (frame [0-9]*)" "live capture: the harness's bad keys (the sender's rule)"
+			contains "VIOLATION RFC5044-7.1.1-01 at offset 17" "live capture: the harness's bad revisions (RFC 5044's sender rule)"
 			contains "RDMAP RV=1 Opcode=0x0 (RDMA Write)" "live capture: the Write and Read FPDUs decoded"
 			if grep -q "VIOLATION MPA-6.1-R4\|VIOLATION MPA-6.1-R2b" "$tmp/out"; then
 				bad "live capture: the built-in DUT broke a startup rule"; sed -n '/R4\|R2b/p' "$tmp/out" | head -5 >&2
