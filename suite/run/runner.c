@@ -4,6 +4,7 @@
  * counts.
  */
 #include "runner.h"
+#include "ulp_profile.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -83,14 +84,10 @@ static bool case_profile_ok(const iw_case *c, const iw_profile *p)
 
 static bool is_ref(const iw_dut_config *d);
 
-static const char *missing_need(const iw_case *c, const iw_dut_config *d)
+/* The first need the DUT does not meet: the configuration's (markers, no-CRC mode, reject,
+ * private data), then its application's, by the ULP profile of its `ulp` in the case's role. */
+static const char *missing_need(const iw_case *c, const iw_dut_config *d, int dut_role, char *why, size_t cap)
 {
-	if ((c->needs & IW_CAP_REFLECTOR) && d->ulp == IW_ULP_RPING)
-		return "needs reflector: the DUT runs rping (ulp = rping), whose flow has no echo or greeting";
-	if ((c->needs & IW_CAP_REFLECTOR) && !d->reflector)
-		return "needs reflector: the DUT configuration says it runs no reflector";
-	if ((c->needs & IW_CAP_RPING) && d->ulp != IW_ULP_RPING)
-		return "needs rping: the DUT configuration does not say ulp = rping";
 	if ((c->needs & IW_CAP_MARKERS) && !d->markers)
 		return "needs markers: the DUT configuration says it cannot receive markers";
 	if ((c->needs & IW_CAP_CRC_OFF) && !d->crc_off_mode)
@@ -99,6 +96,8 @@ static const char *missing_need(const iw_case *c, const iw_dut_config *d)
 		return "needs pd: only the built-in DUT can be told which private data to send";
 	if ((c->needs & IW_CAP_REJECT) && !d->reject)
 		return "needs reject: the DUT cannot be told to reject a connection";
+	if (iw_ulp_unmet(c, iw_ulp_profile_of(d, dut_role), why, cap))
+		return why;
 	return NULL;
 }
 
@@ -306,7 +305,7 @@ static void prepare(const iw_run_opts *o, const iw_case *c, const iw_profile *p,
 			 o->dut.role == IW_ROLE_RESPONDER ? "a responder" : "an initiator");
 		skip = why;
 	} else {
-		skip = missing_need(c, &o->dut);
+		skip = missing_need(c, &o->dut, flexible_role ? c->dut_role : o->dut.role, why, sizeof why);
 	}
 	if (skip) {
 		r->verdict = IW_SKIP;
