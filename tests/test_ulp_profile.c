@@ -99,7 +99,10 @@ TEST(ulp_profile_of_config)
 	for (size_t i = 0; i < n; i++) {
 		CHECK((all[i].provides & IW_CAP_CONFIG) == 0);
 		CHECK(iw_ulp_profile_find(all[i].name) == &all[i]);
-		CHECK(all[i].startup != IW_ULP_START_NONE || all[i].why_not != NULL);
+		CHECK((all[i].startup != IW_ULP_START_NONE && all[i].startup != IW_ULP_START_PERFTEST) ||
+		      all[i].why_not != NULL);
+		/* What `ulp =` can select runs its startup; the planned ones cannot be selected. */
+		CHECK_EQ(iw_ulp_profile_ready(&all[i]), all[i].ulp >= 0 && all[i].startup != IW_ULP_START_PERFTEST);
 	}
 }
 

@@ -72,6 +72,8 @@ static bool advertises_mss(const iw_case *c)
 	return false;
 }
 
+bool iw_case_either_role(const iw_case *c) { return startup_only(c) && !advertises_mss(c); }
+
 static bool case_profile_ok(const iw_case *c, const iw_profile *p)
 {
 	if (c->nprofiles == 0)
@@ -297,7 +299,7 @@ static void prepare(const iw_run_opts *o, const iw_case *c, const iw_profile *p,
 				 startup_only(c) ? " or culley-mpa-02" : "");
 		snprintf(why + strlen(why), sizeof why - strlen(why), "; the DUT speaks %s", p->name);
 		skip = why;
-	} else if (!flexible_role && c->dut_role != o->dut.role && (!startup_only(c) || advertises_mss(c))) {
+	} else if (!flexible_role && c->dut_role != o->dut.role && !iw_case_either_role(c)) {
 		/* A case that opens every connection with `startup` runs against either role. */
 		snprintf(why, sizeof why, "needs a DUT in the %s role%s; this DUT is %s",
 			 c->dut_role == IW_ROLE_RESPONDER ? "responder" : "initiator",

@@ -48,23 +48,23 @@ static const iw_ulp_profile profiles[] = {
 	  "no startup: after the frames the harness must wait for the DUT's first FPDU (MPA-6.1-R4), which "
 	  "nothing makes the application send" },
 	{ "perftest-send-server", -1, IW_ROLE_RESPONDER, "ib_send_bw -R", IW_CAP_RECV, { 512, 65536, 0, 0, 0 },
-	  IW_ULP_START_NONE, PERFTEST_NOT_YET,
+	  IW_ULP_START_PERFTEST, PERFTEST_NOT_YET,
 	  "(not selectable yet) the server posts rx_depth 512 receives of the message size (-s, 65536) on its test "
 	  "connection once the keys are exchanged" },
 	{ "perftest-send-client", -1, IW_ROLE_INITIATOR, "ib_send_bw -R HARNESS", IW_CAP_DUT_SEND, { 0, 0, 0, 0, 0 },
-	  IW_ULP_START_NONE, PERFTEST_NOT_YET, "(not selectable yet) the client Sends messages of -s octets" },
+	  IW_ULP_START_PERFTEST, PERFTEST_NOT_YET, "(not selectable yet) the client Sends messages of -s octets" },
 	{ "perftest-write-server", -1, IW_ROLE_RESPONDER, "ib_write_bw -R", IW_CAP_WRITE_STAG, { 0, 0, 131072, 0, 0 },
-	  IW_ULP_START_NONE, PERFTEST_NOT_YET,
+	  IW_ULP_START_PERFTEST, PERFTEST_NOT_YET,
 	  "(not selectable yet) the server's 2 x 65536-octet buffer, registered for remote write, its address and "
 	  "rkey sent on the comm connection" },
 	{ "perftest-write-client", -1, IW_ROLE_INITIATOR, "ib_write_bw -R HARNESS", IW_CAP_WRITE_STAG | IW_CAP_DUT_WRITE,
-	  { 0, 0, 131072, 0, 0 }, IW_ULP_START_NONE, PERFTEST_NOT_YET,
+	  { 0, 0, 131072, 0, 0 }, IW_ULP_START_PERFTEST, PERFTEST_NOT_YET,
 	  "(not selectable yet) the client Writes into the harness's advertised buffer and sends its own keys" },
 	{ "perftest-read-server", -1, IW_ROLE_RESPONDER, "ib_read_bw -R", IW_CAP_READ_STAG | IW_CAP_WRITE_STAG,
-	  { 0, 0, 131072, 131072, 0 }, IW_ULP_START_NONE, PERFTEST_NOT_YET,
+	  { 0, 0, 131072, 131072, 0 }, IW_ULP_START_PERFTEST, PERFTEST_NOT_YET,
 	  "(not selectable yet) the server's buffer, registered for remote read and, on iWARP, remote write" },
 	{ "perftest-read-client", -1, IW_ROLE_INITIATOR, "ib_read_bw -R HARNESS",
-	  IW_CAP_READ_STAG | IW_CAP_WRITE_STAG | IW_CAP_DUT_READ, { 0, 0, 131072, 131072, 0 }, IW_ULP_START_NONE,
+	  IW_CAP_READ_STAG | IW_CAP_WRITE_STAG | IW_CAP_DUT_READ, { 0, 0, 131072, 131072, 0 }, IW_ULP_START_PERFTEST,
 	  PERFTEST_NOT_YET, "(not selectable yet) the client Reads the harness's advertised buffer" },
 };
 
@@ -91,6 +91,8 @@ const iw_ulp_profile *iw_ulp_profile_find(const char *name)
 	return NULL;
 }
 
+bool iw_ulp_profile_ready(const iw_ulp_profile *u) { return u->ulp >= 0 && u->startup != IW_ULP_START_PERFTEST; }
+
 bool iw_case_uses_startup(const iw_case *c)
 {
 	for (size_t i = 0; i < c->nsteps; i++)
@@ -108,7 +110,7 @@ bool iw_ulp_unmet(const iw_case *c, const iw_ulp_profile *u, char *why, size_t c
 			 u->dut_runs, u->name);
 		return true;
 	}
-	if (u->startup == IW_ULP_START_NONE && iw_case_uses_startup(c)) {
+	if ((u->startup == IW_ULP_START_NONE || u->startup == IW_ULP_START_PERFTEST) && iw_case_uses_startup(c)) {
 		snprintf(why, cap, "its `startup` cannot reach full operation under ulp profile %s: %s", u->name,
 			 u->why_not);
 		return true;

@@ -27,6 +27,9 @@ enum iw_ulp_startup {
 	IW_ULP_START_RPING_INFO,    /* frames, then rping's 16-octet advertisement (the client's source
 				     * buffer), which becomes the connection's advertised buffer */
 	IW_ULP_START_NONE,          /* no way to full operation iwspec speaks: cases with `startup` SKIP */
+	IW_ULP_START_PERFTEST,      /* perftest's exchange (its comm connection, versions, buffer keys), which
+				     * iwspec does not speak yet: the profile cannot be selected, and the
+				     * table of docs/ulp-profiles.md shows what it would run */
 };
 
 typedef struct iw_ulp_profile {
@@ -50,6 +53,9 @@ const iw_ulp_profile *iw_ulp_profile_of(const iw_dut_config *d, int dut_role);
 
 /* The profile named name, or NULL. */
 const iw_ulp_profile *iw_ulp_profile_find(const char *name);
+
+/* Whether u can be selected (`ulp =`) and its `startup` run: false for the planned perftest ones. */
+bool iw_ulp_profile_ready(const iw_ulp_profile *u);
 
 /* Why case c cannot run against profile u ("needs recv=8x65536: the DUT runs rping -s (profile
  * rping-server), which provides recv=1x16"), written into why; false when u meets every need of
