@@ -243,6 +243,7 @@ $(BUILD)/tests/bench/%: tests/bench/%.c $(BUILD)/libiwengine.a
 bench: $(BENCH_SRC:%.c=$(BUILD)/%) $(BUILD)/iwspec
 	@for b in $(BENCH_SRC:%.c=$(BUILD)/%); do $$b || exit 1; done
 	@$(BUILD)/iwspec fuzz --bench --time 6s
+	@sh tests/bench/netfuzz_profile.sh $(BUILD)/iwspec
 	@$(MAKE) --no-print-directory fuzz-bench
 
 # The binary, and what it reads at run time: the case catalog (found as ../share/iwspec/cases

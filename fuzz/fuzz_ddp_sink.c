@@ -98,10 +98,19 @@ static int new_buf(uint32_t cap)
 	return M.nbufs++;
 }
 
+/* After every operation, every buffer of the script: a memcmp each first, the octet by octet
+ * reading (for the message) only when one differs. Octet by octet always, through up to 64
+ * buffers after each of up to 256 operations, was more than half of this target's time. */
 static void verify_all(const char *after)
 {
+	static uint8_t guard[GUARD];
+	if (guard[0] != GUARD_BYTE)
+		memset(guard, GUARD_BYTE, sizeof guard);
 	for (int i = 0; i < M.nbufs; i++) {
 		const fbuf *b = &M.bufs[i];
+		if (!memcmp(b->slab, guard, GUARD) && !memcmp(b->slab + GUARD + b->cap, guard, GUARD) &&
+		    !memcmp(b->mem, b->shadow, b->cap))
+			continue;
 		for (size_t g = 0; g < GUARD; g++) {
 			FZ_CHECK(b->slab[g] == GUARD_BYTE, "after %s: guard octet %zu before buffer %d overwritten", after,
 				 GUARD - g, i);

@@ -1,6 +1,7 @@
 /*
- * refwalk.c - the reference FPDU walker of refwalk.h: one octet at a time, no state kept
- * between calls, nothing shared with suite/engine/mpa_rx.c.
+ * refwalk.c - the reference FPDU walker of refwalk.h: one octet at a time (the ULPDU's octets
+ * between two markers as one run), no state kept between calls, nothing shared with
+ * suite/engine/mpa_rx.c.
  */
 #include "refwalk.h"
 
@@ -31,7 +32,7 @@ uint32_t fz_ref_crc32c(uint32_t crc, const uint8_t *p, size_t n)
 	return ~crc;
 }
 
-size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, fz_ref_fpdu *out,
+size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, bool crc, fz_ref_fpdu *out,
 			uint8_t *ulpdu)
 {
 	memset(out, 0, sizeof *out);
@@ -66,6 +67,25 @@ size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers
 			out->wire_len = len;
 			return len;
 		}
+		if (body >= 2 && body < 2 + (size_t)out->ulpdu_length) {
+			/* Inside the ULPDU every octet up to the next marker, the end of the input or the
+			 * end of the ULPDU is copied alike: taken as one run (the same reading, without a
+			 * trip round the loop for each octet). */
+			size_t run = 2 + (size_t)out->ulpdu_length - body;
+			if (len - i < run)
+				run = len - i;
+			if (markers) {
+				uint64_t to_marker = 512 - at % 512;
+				if (to_marker < run)
+					run = (size_t)to_marker;
+			}
+			if (ulpdu)
+				memcpy(ulpdu + out->ulpdu_have, s + i, run);
+			out->ulpdu_have += run;
+			i += run;
+			body += run;
+			continue;
+		}
 		uint8_t o = s[i++];
 		if (body < 2) {
 			lenf[body] = o;
@@ -74,10 +94,6 @@ size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers
 				out->pad_len = (4 - (2 + out->ulpdu_length) % 4) % 4;
 				need = 2 + (size_t)out->ulpdu_length + out->pad_len + 4;
 			}
-		} else if (body < 2 + (size_t)out->ulpdu_length) {
-			if (ulpdu)
-				ulpdu[out->ulpdu_have] = o;
-			out->ulpdu_have++;
 		} else if (body < 2 + (size_t)out->ulpdu_length + out->pad_len) {
 			out->pad[body - 2 - out->ulpdu_length] = o;
 		} else {
@@ -94,6 +110,6 @@ size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers
 	out->wire_len = i;
 	out->crc_received = (uint32_t)crcf[0] | (uint32_t)crcf[1] << 8 | (uint32_t)crcf[2] << 16 |
 			    (uint32_t)crcf[3] << 24;
-	out->crc_computed = fz_ref_crc32c(0, s, crc_to);
+	out->crc_computed = crc ? fz_ref_crc32c(0, s, crc_to) : 0;
 	return i;
 }

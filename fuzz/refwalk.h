@@ -38,8 +38,10 @@ typedef struct fz_ref_fpdu {
 } fz_ref_fpdu;
 
 /* Reads the FPDU that starts at s[0], stream offset pos. ulpdu (65535 octets, may be NULL)
- * receives the ULPDU without markers. Returns the octets consumed. */
-size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, fz_ref_fpdu *out,
+ * receives the ULPDU without markers. crc_computed is computed only when crc is true (else 0):
+ * a caller that only follows the length chain saves a bytewise CRC over up to 64 KiB. Returns
+ * the octets consumed. */
+size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, bool crc, fz_ref_fpdu *out,
 			uint8_t *ulpdu);
 
 /* CRC32C, bytewise from its own table (not the engine's code). */

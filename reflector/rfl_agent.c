@@ -10,6 +10,10 @@
  *                      rping-listen PORT         or `rping -s` on PORT: the rping profile,
  *                                                docs/rping.md; -S 64, the server -P, the
  *                                                client -C 2)
+ *                      mark TEXT           (writes "iwspec-mark: TEXT" to the kernel log,
+ *                                           /dev/kmsg, and answers `exit 0`: a fuzzer ties
+ *                                           what the guest's console says next to its run;
+ *                                           TEXT is letters, digits and " ._:-", at most 120)
  *   agent -> harness   out TEXT        (each line the run prints)
  *                      exit N | signal N | error TEXT   (last line)
  *
@@ -49,6 +53,7 @@ typedef struct request {
 	char host[72];
 	char port[8];
 	bool rping;
+	char mark[128];             /* not empty: a `mark` request, nothing is run */
 } request;
 
 /* Reads the request line, at most 5 s; 0 with rq filled, -1 with a reason in e. */
@@ -66,11 +71,21 @@ static int read_request(int cfd, request *rq, iw_err *e)
 		len += (size_t)k;
 	}
 	line[len] = 0;
+	rq->mark[0] = 0;
+	if (!strncmp(line, "mark ", 5)) {
+		/* Only what reads back unchanged on the console: no escapes, no printk level. */
+		size_t n = strcspn(line + 5, "\r\n");
+		if (n == 0 || n > 120 || strspn(line + 5, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ._:-") < n)
+			return iw_errf(e, -1, "mark: give 1 to 120 letters, digits, spaces or ._:-");
+		memcpy(rq->mark, line + 5, n);
+		rq->mark[n] = 0;
+		return 0;
+	}
 	char h[80] = "", p[16], extra;
 	rq->rping = !strncmp(line, "rping-", 6);
 	const char *l = rq->rping ? line + 6 : line;
 	if (sscanf(l, "listen %15s %c", p, &extra) != 1 && sscanf(l, "connect %79s %15s %c", h, p, &extra) != 2)
-		return iw_errf(e, -1, "expected 'connect HOST PORT' or 'listen PORT' (each may be prefixed 'rping-')");
+		return iw_errf(e, -1, "expected 'connect HOST PORT', 'listen PORT' (each may be prefixed 'rping-') or 'mark TEXT'");
 	/* A host name or address and a port number, nothing a shell or option parser could misread. */
 	unsigned long port = strtoul(p, NULL, 10);
 	if (h[0] == '-' || strspn(h, "0123456789abcdefABCDEF.:-_[]") != strlen(h) || strspn(p, "0123456789") != strlen(p) ||
@@ -113,6 +128,21 @@ static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 	if (read_request(cfd, &rq, &e)) {
 		send_line(cfd, "error", e.msg, strlen(e.msg));
 		return 1;
+	}
+	if (rq.mark[0]) {
+		/* Answered only once the kernel has the line: the console shows it before anything
+		 * the harness does after the answer. */
+		char text[160];
+		int n = snprintf(text, sizeof text, "<5>iwspec-mark: %s\n", rq.mark);
+		int kfd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+		bool ok = kfd >= 0 && write(kfd, text, (size_t)n) == n;
+		if (kfd >= 0)
+			close(kfd);
+		if (ok)
+			send_line(cfd, "exit", "0", 1);
+		else
+			send_line(cfd, "error", "cannot write /dev/kmsg", 22);
+		return ok ? 0 : 1;
 	}
 	char target[96], fdarg[16];
 	const char *mode = rq.host[0] ? "--connect" : "--listen";

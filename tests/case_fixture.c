@@ -14,7 +14,7 @@ const char full_case[] =
 	"requirement: RFC5040-4.8 INFO\n"
 	"requirement: DDP-9.1-T4 SHOULD NOT\n"
 	"role: responder   # the DUT\n"
-	"needs: markers crc-off reflector\n"
+	"needs: markers crc-off echo\n"
 	"profiles: rddp-mpa-01 rfc5044\n"
 	"timeout: 2m\n"
 	"\n"

@@ -37,7 +37,7 @@ static int parse_err(const char *text, char *msg, size_t cap)
 
 TEST(case_fullop_startup_parses)
 {
-	iw_case *c = parse_ok(HDR "needs: reflector\n"
+	iw_case *c = parse_ok(HDR "needs: echo\n"
 			      "startup m=1 c=0 within=3s\n"
 			      "send write to=0x10 size=100 fill=0x5a marker_at=crc\n"
 			      "send send data=\"x\" cut=10\n"
@@ -60,23 +60,31 @@ TEST(case_fullop_startup_parses)
 	iw_case_free(c);
 }
 
-TEST(case_fullop_startup_needs_reflector)
+/* `startup` reaches whatever the DUT's ULP profile provides, so it needs no capability; the
+ * reflector's greeting, which a case expects itself, does. */
+TEST(case_fullop_greeting_needs_greeting)
 {
 	char msg[512];
-	CHECK(parse_err(HDR "startup\n", msg, sizeof msg) != IW_OK);
-	CHECK(strstr(msg, "needs: reflector") != NULL);
-	CHECK(strstr(msg, "t.iwt:5") != NULL);
+	iw_case *c = parse_ok(HDR "startup\n");
+	CHECK(c != NULL);
+	if (c)
+		CHECK_EQ(c->needs, 0);
+	iw_case_free(c);
+	CHECK(parse_err(HDR "connect\nsend request\nexpect reply\nsend send data=\"a\"\nexpect greeting\n", msg,
+			sizeof msg) != IW_OK);
+	CHECK(strstr(msg, "needs: greeting") != NULL);
+	CHECK(strstr(msg, "t.iwt:9") != NULL);
 }
 
 TEST(case_fullop_bad_values)
 {
 	char msg[512];
-	CHECK(parse_err(HDR "needs: reflector\nstartup\nsend send size=4 marker_at=middle\n", msg, sizeof msg) != IW_OK);
+	CHECK(parse_err(HDR "needs: echo\nstartup\nsend send size=4 marker_at=middle\n", msg, sizeof msg) != IW_OK);
 	CHECK(strstr(msg, "marker_at") != NULL);
-	CHECK(parse_err(HDR "needs: reflector\nstartup\nsend send size=4 fill=256\n", msg, sizeof msg) != IW_OK);
+	CHECK(parse_err(HDR "needs: echo\nstartup\nsend send size=4 fill=256\n", msg, sizeof msg) != IW_OK);
 	CHECK(strstr(msg, "fill") != NULL);
-	CHECK(parse_err(HDR "needs: reflector\nstartup m=2\n", msg, sizeof msg) != IW_OK);
-	CHECK(parse_err(HDR "needs: reflector\nstartup bogus=1\n", msg, sizeof msg) != IW_OK);
+	CHECK(parse_err(HDR "needs: echo\nstartup m=2\n", msg, sizeof msg) != IW_OK);
+	CHECK(parse_err(HDR "needs: echo\nstartup bogus=1\n", msg, sizeof msg) != IW_OK);
 	CHECK(strstr(msg, "bogus") != NULL);
 }
 

@@ -51,7 +51,7 @@ TEST(case_parse_full_header)
 	CHECK_EQ(c->reqs[3].level, IW_LEVEL_SHOULD);
 	CHECK_EQ(c->level, IW_LEVEL_MUST);
 	CHECK_EQ(c->dut_role, 1);
-	CHECK_EQ(c->needs, IW_CAP_MARKERS | IW_CAP_CRC_OFF | IW_CAP_REFLECTOR);
+	CHECK_EQ(c->needs, IW_CAP_MARKERS | IW_CAP_CRC_OFF | IW_CAP_ECHO);
 	CHECK_EQ(c->nprofiles, 2);
 	CHECK_STR(c->profiles[0], "rddp-mpa-01");
 	CHECK_STR(c->profiles[1], "rfc5044");

@@ -86,6 +86,19 @@ TEST(case_parse_err_other_headers)
 {
 	FAILS("role: server\n", "t.iwt:1: ", "not responder or initiator");
 	FAILS("needs: markers wings\n", "t.iwt:1: ", "unknown capability 'wings'");
+	/* The old catch-all is no capability: the message lists the ones there are. */
+	FAILS("needs: reflector\n", "t.iwt:1: ", "unknown capability 'reflector' (known: markers crc-off reject pd rping "
+	      "recv write-stag read-stag echo greeting shared-buffer second-conn dut-send dut-read dut-write)");
+	FAILS("needs: recv\n", "t.iwt:1: ", "recv takes a value: recv=NxS");
+	FAILS("needs: echo=1\n", "t.iwt:1: ", "echo takes no value");
+	FAILS("needs: recv=8\n", "t.iwt:1: ", "recv=8: write recv=NxS");
+	FAILS("needs: recv=0x16\n", "t.iwt:1: ", "recv=0x16: write recv=NxS");
+	FAILS("needs: recv=1x0\n", "t.iwt:1: ", "recv=1x0: write recv=NxS");
+	FAILS("needs: recv=1x16k\n", "t.iwt:1: ", "recv=1x16k: write recv=NxS");
+	FAILS("needs: write-stag=0\n", "t.iwt:1: ", "write-stag=0: write the range in octets");
+	FAILS("needs: read-stag=99999999999999999999\n", "t.iwt:1: ", "write the range in octets");
+	FAILS("needs: read-stag===64\n", "t.iwt:1: ", "read-stag==64: write the range");
+	FAILS("needs: echo markers echo\n", "t.iwt:1: ", "echo named twice");
 	FAILS("profiles: rfc5044 rfc9999\n", "t.iwt:1: ", "unknown profile 'rfc9999' (known: ");
 	FAILS("profiles: rfc5044 rfc5044\n", "t.iwt:1: ", "named twice");
 	FAILS("timeout: 10\n", "t.iwt:1: ", "not a positive duration");
@@ -214,7 +227,7 @@ TEST(case_parse_err_step_rules)
 	      "role: responder");
 	/* TR-17: the MSS rides on the harness's SYN, and Linux's TCP takes no less than 88. */
 	FAILS(with_hdr("connect mss=64\n"), "t.iwt:5: ", "mss=64 is out of range (88..65535)");
-	FAILS("id: a\ntitle: T\nrequirement: MPA-6.1-R5 MUST\nrole: initiator\nneeds: reflector\nstartup mss=536\n",
+	FAILS("id: a\ntitle: T\nrequirement: MPA-6.1-R5 MUST\nrole: initiator\nneeds: echo\nstartup mss=536\n",
 	      "t.iwt:6: ", "startup mss=: the harness advertises an MSS only on connections it opens");
 }
 

@@ -11,7 +11,7 @@
 
 #include "case.h"
 
-static const char hdr[] = "id: t.x\ntitle: T\nrequirement: MPA-5.4-03 MUST\nrole: responder\nneeds: reflector\n"
+static const char hdr[] = "id: t.x\ntitle: T\nrequirement: MPA-5.4-03 MUST\nrole: responder\nneeds: echo\n"
 			  "startup\n";  /* 6 lines */
 
 static char *with_hdr(const char *steps)

@@ -77,7 +77,7 @@ static const char *const CASE_TEXT =
 	"requirement: MPA-6.1-R5 MUST\n"
 	"requirement: RFC5040-4.8 MUST\n"
 	"role: responder\n"
-	"needs: reflector\n"
+	"needs: echo\n"
 	"\n"
 	"startup\n";
 
@@ -105,7 +105,7 @@ TEST(req_check_parser_takes_the_rfc_row_shape)
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
 		char text[256];
-		snprintf(text, sizeof text, "id: x.y\ntitle: t\nrequirement: %s MUST\nrole: responder\nneeds: reflector\n\nstartup\n", t[i].id);
+		snprintf(text, sizeof text, "id: x.y\ntitle: t\nrequirement: %s MUST\nrole: responder\nneeds: echo\n\nstartup\n", t[i].id);
 		iw_case *c = NULL;
 		iw_err e;
 		int rc = iw_case_parse(text, strlen(text), "x.iwt", &c, &e);

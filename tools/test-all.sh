@@ -37,7 +37,7 @@ LANES=${TEST_LANES:-"test-cli conformance mutants test-san-cli test-san-unit; in
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
 AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:san-build test-san-unit:interop test-san-conformance:san-build test-fuzz:san-build"}
 mkdir -p "$LOGS"
-rm -f "$LOGS"/*.log "$LOGS"/*.result
+rm -f "$LOGS"/*.log "$LOGS"/*.result "$LOGS"/*.counts
 start=$(date +%s)
 
 only="$*"
@@ -66,6 +66,8 @@ stage() {
 	t1=$(date +%s)
 	counts=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$LOGS/$1.log" |
 		sed 's/^[A-Za-z_-]*: //' | awk '{p += $1; f += $3} END {if (NR) printf "%d passed, %d failed", p, f}')
+	# The stage's tests, for the closing line: a stage that counts none is one test.
+	echo "${counts:-$((rc == 0)) passed, $((rc != 0)) failed}" >"$LOGS/$1.counts"
 	if [ $rc -eq 0 ]; then
 		echo "test: $1 ok in $((t1 - t0)) s, CPU ${cpu} s${counts:+ ($counts)} [at $((t1 - start)) s]"
 		echo ok >"$LOGS/$1.result"
@@ -125,4 +127,7 @@ times >"$LOGS/times"   # in this shell: in $(...) it would be a subshell's, with
 cpu=$(tail -n 1 "$LOGS/times" | awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } } END { printf "%.0f", c }')
 echo "test: $(($(date +%s) - start)) s in all, CPU $cpu s (user+sys, the builds included)"
 echo "stages: $pass passed, $failn failed"
+# The closing line CI reads: every test of every stage (a stage that counts none is one test),
+# and a failed stage is a failure even where its log counted no failed test.
+cat "$LOGS"/*.counts 2>/dev/null | awk -v fs="$failn" '{p += $1; f += $3} END {if (f < fs) f = fs; printf "%d passed, %d failed\n", p, f}'
 [ $failn -eq 0 ] && [ $pass -gt 0 ]

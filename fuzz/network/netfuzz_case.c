@@ -442,6 +442,17 @@ static void expect_msgs(nf_sb *s, const nf_expect *x, bool greet, unsigned form,
 	sb_printf(s, "end\n");
 }
 
+/* Whether the steps expect the reflector's greeting (the run waited for one): the case then
+ * says `needs: greeting`, which the parser requires of a case that expects it. */
+static bool run_greets(nf_session *ss, const nf_prog *p)
+{
+	const nf_trace *t = nf_session_trace(ss);
+	for (size_t i = 0; i < t->sent_actions && i < p->n; i++)
+		if (t->act_waited[i] && t->act_adv[i])
+			return true;
+	return false;
+}
+
 /* The steps: the run's actions as they went out, its FIN or RST, then the reaction. */
 static void run_steps(nf_sb *s, nf_session *ss, const nf_prog *p, unsigned form, unsigned *nforms)
 {
@@ -521,6 +532,8 @@ int nf_case_text(nf_session *ss, const nf_prog *p, const nf_finding *f, unsigned
 	(void)iw_req_level(req, &lvl, NULL);
 	sb_printf(&s, "requirement: %s %s\n", req, iw_level_name(lvl));
 	sb_printf(&s, "role: %s\n", responder ? "responder" : "initiator");
+	if (run_greets(ss, p))
+		sb_printf(&s, "needs: greeting\n");
 	sb_printf(&s, "profiles: %s\n", d->profile->name);
 	sb_printf(&s, "timeout: 30s\n");
 	/* The run wrote its octets in one write until a cut, a pause or a wait: so does the case. */

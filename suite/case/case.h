@@ -35,15 +35,46 @@ typedef struct iw_case_req {
 	int line;                   /* of its `requirement:` header, for the catalog check's message */
 } iw_case_req;
 
-/* Capabilities a case needs from the DUT (its configuration declares them). */
+/* What a case needs from the DUT (`needs:`). Two kinds: what the DUT configuration declares
+ * (markers, crc-off, reject, pd), and what the DUT's application provides once `startup` has
+ * taken a connection to full operation: its ULP profile (suite/run/ulp_profile.h,
+ * docs/ulp-profiles.md). A case names the least it relies on, so that every DUT whose
+ * application provides that much runs it; the runner SKIPs it elsewhere naming what is missing. */
 enum iw_cap {
-	IW_CAP_REFLECTOR = 1u << 0,     /* runs the reflector test application */
-	IW_CAP_MARKERS = 1u << 1,       /* can receive with markers (sends M=1 when asked) */
-	IW_CAP_CRC_OFF = 1u << 2,       /* has an administrator no-CRC mode */
-	IW_CAP_REJECT = 1u << 3,        /* can be told to reject a connection (R=1) */
-	IW_CAP_PD = 1u << 4,            /* sends private data when configured */
-	IW_CAP_RPING = 1u << 5,         /* runs rdma-core's rping as its application (docs/rping.md) */
+	IW_CAP_MARKERS = 1u << 0,       /* can receive with markers (sends M=1 when asked) */
+	IW_CAP_CRC_OFF = 1u << 1,       /* has an administrator no-CRC mode */
+	IW_CAP_REJECT = 1u << 2,        /* can be told to reject a connection (R=1) */
+	IW_CAP_PD = 1u << 3,            /* sends private data when configured */
+	IW_CAP_RPING = 1u << 4,         /* the case scripts rdma-core's rping flow itself (docs/rping.md) */
+	IW_CAP_RECV = 1u << 5,          /* recv=NxS: N receives of at least S octets posted on QN 0 */
+	IW_CAP_WRITE_STAG = 1u << 6,    /* write-stag=S: an advertised STag open to remote write, S octets from its TO */
+	IW_CAP_READ_STAG = 1u << 7,     /* read-stag=S: an advertised STag open to remote read, S octets from its TO */
+	IW_CAP_ECHO = 1u << 8,          /* echo: each Send delivered on QN 0 comes back as a Send with its payload;
+					 * startup delivered one (the harness's next MSN is 2, the DUT's 3) */
+	IW_CAP_GREETING = 1u << 9,      /* greeting: the reflector's advertisement in its first Send, which the
+					 * case's own steps expect (`expect greeting`) */
+	IW_CAP_SHARED = 1u << 10,       /* shared-buffer: the advertised range is one memory on every connection:
+					 * a later connection reads back what an earlier one placed, or did not */
+	IW_CAP_SECOND_CONN = 1u << 11,  /* second-conn: two connections in full operation at once */
+	IW_CAP_DUT_SEND = 1u << 12,     /* dut-send: the DUT Sends on its own (the greeting, rping's advertisement) */
+	IW_CAP_DUT_READ = 1u << 13,     /* dut-read: the DUT makes RDMA Read Requests of a buffer advertised to it */
+	IW_CAP_DUT_WRITE = 1u << 14,    /* dut-write: the DUT RDMA Writes into a buffer advertised to it */
 };
+
+/* The capabilities of the DUT configuration; every other bit is the application's. */
+#define IW_CAP_CONFIG (IW_CAP_MARKERS | IW_CAP_CRC_OFF | IW_CAP_REJECT | IW_CAP_PD)
+
+/* The amounts of the capabilities that take a value (0 where the capability is not needed).
+ * `name=V` asks for at least V; `name==V` for exactly V: a case that writes one octet past the
+ * end of a 65536-octet range, or sends a Send one octet longer than each receive, or an MSN one
+ * past the posted receives, relies on where the end is. */
+typedef struct iw_case_needs_amounts {
+	uint32_t recv_n;            /* recv=NxS: N receives ... */
+	uint32_t recv_size;         /* ... of S octets */
+	uint64_t write_stag;        /* write-stag=S */
+	uint64_t read_stag;         /* read-stag=S */
+	unsigned exact;             /* IW_CAP_RECV, _WRITE_STAG, _READ_STAG: written with == */
+} iw_case_needs_amounts;
 
 enum iw_step_kind {
 	/* actions */
@@ -128,6 +159,7 @@ typedef struct iw_case {
 	enum iw_level level;        /* the strongest level among reqs: decides FAIL vs WARN */
 	int dut_role;               /* enum iw_role the DUT must have: 0 initiator, 1 responder */
 	unsigned needs;             /* enum iw_cap bits */
+	iw_case_needs_amounts amounts;  /* the values of recv=, write-stag=, read-stag= */
 	size_t nprofiles;           /* 0 = every profile with startup frames */
 	char profiles[IW_CASE_MAX_PROFILES][16];
 	int64_t timeout_ms;         /* whole-case bound (default 10 s) */
@@ -139,6 +171,32 @@ typedef struct iw_case {
 				     * was 357 KB, which a sanitizer build maps afresh per parse */
 	size_t steps_cap;
 } iw_case;
+
+/* The capabilities that take a value: recv=NxS, write-stag=S, read-stag=S. */
+#define IW_CAP_AMOUNTS (IW_CAP_RECV | IW_CAP_WRITE_STAG | IW_CAP_READ_STAG)
+
+/* The bit of the capability named by the n octets at name ("write-stag"), 0 when none is. */
+unsigned iw_needs_bit(const char *name, size_t n);
+
+/* The name of one capability bit as `needs:` writes it, or NULL. */
+const char *iw_needs_name(unsigned bit);
+
+/* Reads the value of capability bit from the n octets at v: N and S of recv=NxS into *x and *y,
+ * the range of write-stag= or read-stag= into *x; decimal or 0x hex, each at least 1 (N and S
+ * at most UINT32_MAX). Returns the octets read, 0 when v starts with no such value. */
+size_t iw_needs_parse_amount(unsigned bit, const char *v, size_t n, uint64_t *x, uint64_t *y);
+
+/* needs and its amounts as a `needs:` header writes them ("recv=1x16 write-stag==64 echo"),
+ * in bit order; "" for none. Returns buf. */
+const char *iw_needs_text(unsigned needs, const iw_case_needs_amounts *a, char *buf, size_t cap);
+
+/* The first capability of need (amounts na) that have (amounts ha) does not meet: absent, or
+ * a smaller amount (fewer or smaller receives, a shorter range), or another where the case asks
+ * for exactly (==) that amount. Writes it as the header does,
+ * with what have offers when it is an amount ("recv=8x65536 (there: recv=1x16)"), and returns
+ * true; false when have meets every one. */
+bool iw_needs_unmet(unsigned need, const iw_case_needs_amounts *na, unsigned have, const iw_case_needs_amounts *ha,
+		    char *buf, size_t cap);
 
 /* Parses one case from text. The file name is used in messages ("file:line: ..."). On
  * failure returns IW_EINVAL (IW_ENOSPC when a limit above is exceeded), sets *out to NULL

@@ -157,6 +157,29 @@ static int header_requirement(parser *p, const char *v, const char *end)
 	return 0;
 }
 
+/* The value of a capability that takes one: recv=NxS (both at least 1), write-stag=S and
+ * read-stag=S (S at least 1 octet), decimal or 0x hex. */
+static int need_amount(parser *p, unsigned bit, const char *name, const char *v, size_t n)
+{
+	char b[64];
+	iw_case_needs_amounts *a = &p->c->amounts;
+	uint64_t x = 0, y = 0;
+	size_t used = iw_needs_parse_amount(bit, v, n, &x, &y);
+	if (used == 0 || used != n)
+		return cp_err(p, "needs: %s=%s: %s", name, cp_show(v, n, b, sizeof b),
+			      bit == IW_CAP_RECV ? "write recv=NxS: N receives of at least S octets (e.g. recv=1x16)"
+						 : "write the range in octets, at least 1 (e.g. write-stag=65536)");
+	if (bit == IW_CAP_RECV) {
+		a->recv_n = (uint32_t)x;
+		a->recv_size = (uint32_t)y;
+	} else if (bit == IW_CAP_WRITE_STAG) {
+		a->write_stag = x;
+	} else {
+		a->read_stag = x;
+	}
+	return 0;
+}
+
 static int header_needs(parser *p, const char *v, const char *end)
 {
 	char b[64];
@@ -164,22 +187,35 @@ static int header_needs(parser *p, const char *v, const char *end)
 	size_t n;
 	bool any = false;
 	while ((n = cp_take_word(&v, end, &w)) != 0) {
-		unsigned bit = 1;
-		const char *q = iw_schema_caps;
-		bool found = false;
-		while (*q) {
-			const char *e = strchr(q, ' ');
-			size_t k = e ? (size_t)(e - q) : strlen(q);
-			if (k == n && memcmp(q, w, n) == 0) {
-				found = true;
-				break;
-			}
-			bit <<= 1;
-			q += k + (e ? 1 : 0);
-		}
-		if (!found)
-			return cp_err(p, "needs: unknown capability '%s' (known: %s)", cp_show(w, n, b, sizeof b),
+		const char *eq = memchr(w, '=', n);
+		size_t nname = eq ? (size_t)(eq - w) : n;
+		unsigned bit = iw_needs_bit(w, nname);
+		if (!bit)
+			return cp_err(p, "needs: unknown capability '%s' (known: %s)", cp_show(w, nname, b, sizeof b),
 				      iw_schema_caps);
+		char name[24];
+		cp_show(w, nname, name, sizeof name);
+		if (p->c->needs & bit)
+			return cp_err(p, "needs: %s named twice", name);
+		bool takes = (bit & IW_CAP_AMOUNTS) != 0;
+		if (takes && !eq)
+			return cp_err(p, "needs: %s takes a value: %s", name,
+				      bit == IW_CAP_RECV ? "recv=NxS, N receives of at least S octets (e.g. recv=1x16; "
+							   "recv==NxS: exactly)"
+							 : "the range in octets (e.g. write-stag=65536; write-stag==65536: exactly)");
+		if (!takes && eq)
+			return cp_err(p, "needs: %s takes no value (the capabilities with one: recv=NxS, write-stag=S, "
+				      "read-stag=S)", name);
+		if (takes) {
+			/* `==` asks for exactly the amount, `=` for at least it. */
+			bool exact = n - nname > 1 && eq[1] == '=';
+			if (exact)
+				p->c->amounts.exact |= bit;
+			size_t skip = exact ? 2 : 1;
+			int rc = need_amount(p, bit, name, eq + skip, n - nname - skip);
+			if (rc)
+				return rc;
+		}
 		p->c->needs |= bit;
 		any = true;
 	}

@@ -110,9 +110,11 @@ static int check_case(parser *p, unsigned seen)
 			return cp_err(p, "connect: the harness connects only to a responder DUT (role: responder)");
 		if (st->kind == IW_STEP_ACCEPT && c->dut_role != 0)
 			return cp_err(p, "accept: the harness accepts only from an initiator DUT (role: initiator)");
-		/* startup ends with the reflector's greeting and an echo: without one it cannot run. */
-		if (st->kind == IW_STEP_STARTUP && !(c->needs & IW_CAP_REFLECTOR))
-			return cp_err(p, "startup: the step uses the reflector (greeting and echo): add `needs: reflector`");
+		/* The greeting is the reflector's message: a case that expects it says so, and runs only
+		 * where the application sends one. */
+		if (st->kind == IW_EXPECT_FPDU && !strcmp(st->word, "greeting") && !(c->needs & IW_CAP_GREETING))
+			return cp_err(p, "expect greeting: the reflector's greeting is a capability of its application: "
+				       "add `needs: greeting`");
 		/* The MSS option rides on the SYN of a connection the harness opens. */
 		if (st->kind == IW_STEP_STARTUP && iw_step_arg(st, "mss") && c->dut_role != 1)
 			return cp_err(p, "startup mss=: the harness advertises an MSS only on connections it opens "

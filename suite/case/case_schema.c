@@ -27,7 +27,7 @@
 
 const char iw_schema_send_msgs[] = "send send_se send_inv write read_req read_resp terminate ddp";
 const char iw_schema_expect_msgs[] = "send write read_req read_resp terminate greeting rping_info rping_go any fpdu";
-const char iw_schema_caps[] = "reflector markers crc-off reject pd rping";
+/* iw_schema_caps is in case_needs.c, beside the table of capability names it spells. */
 
 static const char layer_words[] = "rdmap ddp llp";
 

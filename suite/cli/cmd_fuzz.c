@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		"usage: iwspec fuzz [--dut DUT] [--dut-config FILE] [--profile P] [--role ROLE] [--mutant NAME]\n"
 		"                   [--seed S] [--runs N] [--time T] [--out DIR] [--timeout D]\n"
 		"                   [--max-findings N] [--no-minimize] [--first-run R] [--progress|--no-progress]\n"
-		"                   [--quiet]\n"
+		"                   [--quiet] [--console FILE --console-mark HOST:PORT]\n"
 		"       iwspec fuzz --bench [--time T]\n"
 		"\n"
 		"Drives a DUT over TCP with randomized, structure-aware sequences (startup frames with mutated\n"
@@ -74,6 +74,13 @@ static void usage(FILE *f)
 		"  --progress         a progress line (default on a terminal): runs/s, findings, coverage\n"
 		"  --no-progress      no progress line\n"
 		"  --quiet            no log of findings and notes on stderr (the summary and DIR stay)\n"
+		"  --console FILE     a guest kernel's console (the file qemu writes its serial port to):\n"
+		"                     a BUG, WARNING, Oops, refcount_t, KASAN or UBSAN report, an RCU stall or a\n"
+		"                     hung task it shows is a finding of kind kernel (DIR/kernel-N/: the console\n"
+		"                     excerpt and the runs it may come from as cases); needs --console-mark\n"
+		"  --console-mark HOST:PORT  the guest's iwspec-reflector --agent: each run is marked in the\n"
+		"                     console first (`mark TEXT`), so a report is tied to the run before it;\n"
+		"                     a guest whose agent stops answering ends the fuzzing (exit 3 without findings)\n"
 		"  --bench            measure the bare loopback rate (connect + 20-octet exchange + close) and\n"
 		"                     the fuzzer's rate against the built-in DUT, and print their ratio\n"
 		"\n"
@@ -177,11 +184,18 @@ static void exec_for_crash(nf_opts *o, const char *mutant)
 	o->dut.mutant[0] = '\0';
 }
 
-/* Calibrates the DUT and fuzzes it; the signal handlers are ours meanwhile. */
-static int fuzz(nf_opts *o, uint64_t first, int64_t t0)
+/* Calibrates the DUT and fuzzes it; the signal handlers are ours meanwhile. kern: the guest
+ * kernel's console (NULL: none), closed here. */
+static int fuzz(nf_opts *o, uint64_t first, int64_t t0, fz_kernel *kern)
 {
 	iw_err e;
 	nf_session *s;
+	/* Calibration's own connections are marked too: a report they cause is not a run's. */
+	if (kern && fzk_mark(kern, &e, "fuzz calibration")) {
+		fprintf(stderr, "iwspec fuzz: %s: the guest is dead or stuck\n", e.msg);
+		fzk_close(kern);
+		return IW_EXIT_ERROR;
+	}
 	iw_interrupt_install();
 	int rc = nf_session_open(&s, o, &e);
 	if (rc != IW_OK) {
@@ -191,10 +205,12 @@ static int fuzz(nf_opts *o, uint64_t first, int64_t t0)
 		if (sig) {
 			fprintf(stderr, "iwspec fuzz: interrupted by %s during calibration: no run was made, 0 findings\n",
 				sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			fzk_close(kern);
 			return 128 + sig;
 		}
 		if (rc == IW_ETRUNC && o->log)
 			fprintf(o->log, "iwspec fuzz: no run was made: calibration took all of --time\n");
+		fzk_close(kern);
 		return IW_EXIT_ERROR;
 	}
 	const nf_dutinfo *d = nf_session_dut(s);
@@ -211,9 +227,10 @@ static int fuzz(nf_opts *o, uint64_t first, int64_t t0)
 			fprintf(o->log, "iwspec fuzz: calibration: the engine rejects the DUT's startup frame: %s; the "
 				"runs report it\n", d->startup);
 	}
-	int status = fz_loop(o, s, first, t0);
+	int status = fz_loop(o, s, first, t0, kern);
 	nf_session_close(s);
 	iw_interrupt_uninstall();
+	fzk_close(kern);
 	return status;
 }
 
@@ -229,10 +246,12 @@ int cmd_fuzz(int argc, char **argv)
 		{"progress", no_argument, 0, 'P'},        {"no-progress", no_argument, 0, 'Q'},
 		{"quiet", no_argument, 0, 'q'},           {"bench", no_argument, 0, 'B'},
 		{"first-run", required_argument, 0, 'F'},
+		{"console", required_argument, 0, 'K'},   {"console-mark", required_argument, 0, 'A'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	int64_t t0 = iw_net_now_ms(); /* --time counts from here: calibration is part of it */
 	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *mutant = NULL;
+	const char *console = NULL, *console_mark = NULL;
 	nf_opts o;
 	memset(&o, 0, sizeof o);
 	o.seed = 1;
@@ -293,6 +312,8 @@ int cmd_fuzz(int argc, char **argv)
 		case 'Q': o.progress = false; break;
 		case 'q': quiet = true; break;
 		case 'B': do_bench = true; break;
+		case 'K': console = optarg; break;
+		case 'A': console_mark = optarg; break;
 		case 'h': usage(stdout); return IW_EXIT_OK;
 		default: return bad("unknown or incomplete option '%s'", argv[optind - 1]);
 		}
@@ -334,5 +355,13 @@ int cmd_fuzz(int argc, char **argv)
 		if (!strncmp(mutant, "crash-", 6))
 			exec_for_crash(&o, mutant);
 	}
-	return fuzz(&o, first, t0);
+	fz_kernel *kern = NULL;
+	if (!console != !console_mark)
+		return bad("%s", console ? "--console needs --console-mark HOST:PORT (the guest's agent, which marks each "
+			   "run in the console)" : "--console-mark needs --console FILE (the guest's console)");
+	if (console && fzk_open(&kern, console, console_mark, &e)) {
+		fprintf(stderr, "iwspec fuzz: %s\n", e.msg);
+		return IW_EXIT_USAGE;
+	}
+	return fuzz(&o, first, t0, kern);
 }

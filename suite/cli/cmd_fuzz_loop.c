@@ -13,6 +13,11 @@
  * the run that took it down: NF_SLOTS runs are in flight, and on a loaded machine the DUT may
  * read a later run's octets (and die of them) before it has answered an earlier one. Every run
  * it may have read is a candidate, the ones still in flight included, tried oldest first.
+ *
+ * Kernel findings (--console, cmd_fuzz_kernel.c): each run, and each confirmation,
+ * minimisation and recording of a finding, is preceded by a mark in the guest's console, so
+ * a report the kernel prints is tied to the run (or the finding) it followed; a report of a new
+ * signature is handled, like a finding, with nothing in flight.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -53,7 +58,43 @@ typedef struct fz {
 	uint64_t first;
 	uint64_t last;              /* the last run started (valid when any_started) */
 	bool any_started;
+	fz_kernel *k;               /* the guest kernel's console (NULL: none) */
+	struct { uint64_t run; unsigned n; } written[64]; /* findings written, by the run they came from */
+	size_t nwritten;
 } fz;
+
+/* fz_runs for the kernel findings: a run's program while the ring keeps it, its finding. */
+static const nf_prog *ring_prog(void *ctx, uint64_t run)
+{
+	fz *x = ctx;
+	const nf_prog *p = x->ring[run % RING];
+	return x->any_started && run <= x->last && p->run == run && p->n ? p : NULL;
+}
+
+static unsigned written_as(void *ctx, uint64_t run)
+{
+	const fz *x = ctx;
+	for (size_t i = x->nwritten; i-- > 0;)
+		if (x->written[i].run == run)
+			return x->written[i].n;
+	return 0;
+}
+
+/* A mark in the guest's console before the work it names; a guest that takes none is said once
+ * here (the main loop stops on it before the next run). */
+static void mark(fz *x, const char *what, uint64_t run)
+{
+	iw_err e;
+	if (x->k && fzk_mark(x->k, &e, "fuzz %s run %llu", what, (unsigned long long)run) && x->o->log)
+		fprintf(x->o->log, "%siwspec fuzz: %s\n", x->o->progress ? "\n" : "", e.msg);
+}
+
+static void kernel_handle(fz *x)
+{
+	fz_runs r = {.prog = ring_prog, .finding = written_as, .ctx = x, .first = x->first};
+	if (fzk_handle(x->k, x->s, x->o, &r) && x->status == IW_EXIT_OK)
+		x->status = IW_EXIT_FAIL;
+}
 
 static void fz_free(fz *x)
 {
@@ -189,6 +230,7 @@ static void fz_handle(fz *x)
 			continue;
 		}
 		nf_finding got, fin;
+		mark(x, "confirm", cand->run);
 		/* Confirmed whatever is left of --time: the confirmation has an allowance of its own. */
 		int c = nf_confirm(x->s, cand, &f, 3, &got, &e);
 		if (c == NF_CONFIRM_CUT) {
@@ -207,8 +249,10 @@ static void fz_handle(fz *x)
 		crash_done |= crashy;
 		memcpy(x->min, cand, sizeof *x->min);
 		fin = got;
-		if (!o->no_minimize)
+		if (!o->no_minimize) {
+			mark(x, "minimise", cand->run);
 			nf_minimize(x->s, cand, &got, 400, x->min, &fin, &e);
+		}
 		bool dup = seen_sig(x, fin.kind, fin.req);
 		add_sig(x, f.kind, f.req);
 		add_sig(x, got.kind, got.req);
@@ -222,6 +266,11 @@ static void fz_handle(fz *x)
 		 * whether the case does what the finding says. */
 		nf_case_check chk;
 		memset(&chk, 0, sizeof chk);
+		mark(x, "record", cand->run);
+		if (x->nwritten < sizeof x->written / sizeof x->written[0]) {
+			x->written[x->nwritten].run = cand->run;
+			x->written[x->nwritten++].n = x->nfound;
+		}
 		int wrc = o->out_dir ? nf_write_finding(x->s, o->out_dir, x->nfound, x->min, &fin, &chk, &e) : IW_OK;
 		if (o->log)
 			fprintf(o->log, "%siwspec fuzz: FINDING %u (run %llu, %zu -> %zu actions): %s [%s] %s\n",
@@ -269,9 +318,17 @@ static void fz_progress(const fz *x, int64_t t0, bool final)
 		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %u finding%s not confirmed%s",
 			 x->nunconfirmed, x->nunconfirmed == 1 ? "" : "s",
 			 x->nwritten_unconfirmed ? " (written as unconfirmed-N)" : "");
-	fprintf(f, "%sfuzz: %llu runs, %.0f runs/s, %u finding%s, coverage %u/%u states+events+error codes%s%s",
-		tty && !final ? "\r" : "", (unsigned long long)st->runs, secs > 0 ? (double)st->runs / secs : 0.0,
-		x->nfound, x->nfound == 1 ? "" : "s", have, total, extra, final || !tty ? "\n" : "   ");
+	char kern[80] = "";
+	if (x->k)
+		snprintf(kern, sizeof kern, ", %u kernel finding%s", fzk_found(x->k), fzk_found(x->k) == 1 ? "" : "s");
+	if (final && x->k && fzk_repeats(x->k))
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %u kernel report%s of a signature seen before",
+			 fzk_repeats(x->k), fzk_repeats(x->k) == 1 ? "" : "s");
+	/* Against a slow DUT (a guest without KVM) the rate needs its decimals. */
+	double rate = secs > 0 ? (double)st->runs / secs : 0.0;
+	fprintf(f, "%sfuzz: %llu runs, %.*f runs/s, %u finding%s%s, coverage %u/%u states+events+error codes%s%s",
+		tty && !final ? "\r" : "", (unsigned long long)st->runs, rate < 10 ? 2 : 0, rate, x->nfound,
+		x->nfound == 1 ? "" : "s", kern, have, total, extra, final || !tty ? "\n" : "   ");
 	fflush(f);
 }
 
@@ -287,7 +344,7 @@ static void fz_drain(fz *x, bool *started, const uint64_t *srun, uint64_t run)
 	}
 }
 
-int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0)
+int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kernel *kern)
 {
 	const nf_dutinfo *d = nf_session_dut(s);
 	fz x;
@@ -295,6 +352,7 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0)
 	x.o = o;
 	x.s = s;
 	x.first = first;
+	x.k = kern;
 	x.min = malloc(sizeof *x.min);
 	bool oom = !x.min;
 	for (int i = 0; i < RING; i++)
@@ -319,7 +377,7 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0)
 			if (fz_finish(&x, k, srun[k]) != IW_OK)
 				break;
 		}
-		if (x.npend) {
+		if (x.npend || fzk_pending(x.k)) {
 			/* The others in flight first, oldest first, so nothing runs while it is handled. */
 			for (int j = 1; j < NF_SLOTS; j++) {
 				int m = (k + j) % NF_SLOTS;
@@ -329,6 +387,7 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0)
 				}
 			}
 			fz_handle(&x);
+			kernel_handle(&x);
 		}
 		int64_t now = iw_net_now_ms();
 		if ((o->runs && run - first >= o->runs) || (o->deadline_ms && now >= o->deadline_ms) ||
@@ -340,6 +399,14 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0)
 		}
 		nf_prog *p = x.ring[run % RING];
 		nf_generate(p, d, o->seed, run);
+		if (fzk_mark(x.k, &e, "fuzz run %llu", (unsigned long long)run) != IW_OK) {
+			/* The guest no longer answers its agent: dead or stuck. What was found is handled;
+			 * the campaign (tools/fuzz-siw.sh) boots a fresh guest. */
+			fprintf(stderr, "%siwspec fuzz: %s: the guest is dead or stuck; fuzzing stops at run %llu\n",
+				o->progress ? "\n" : "", e.msg, (unsigned long long)run);
+			x.dut_lost = true;
+			break;
+		}
 		if (nf_run_start(s, p, k, &e) != IW_OK) {
 			/* The DUT is gone for good: what was found so far is still handled. */
 			fprintf(stderr, "%siwspec fuzz: %s: fuzzing stops at run %llu\n", o->progress ? "\n" : "", e.msg,
@@ -358,6 +425,13 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0)
 	fz_drain(&x, started, srun, run);
 	if (x.npend && x.status != IW_EXIT_ERROR && x.nfound < o->max_findings)
 		fz_handle(&x);
+	if (x.k && !x.dut_lost && !iw_interrupted()) {
+		/* What the kernel says a little after the last run is still the last runs'. */
+		mark(&x, "end after", x.any_started ? x.last : first);
+		fzk_settle(x.k, 2000);
+	}
+	if (x.k && !iw_interrupted())
+		kernel_handle(&x);
 	fz_progress(&x, t0, true);
 	int status = x.status;
 	if (x.dut_lost && !x.nfound)

@@ -3,6 +3,7 @@
  * greeting and an echo) and `expect alive`, built from the same steps a case could write.
  */
 #include "exec_int.h"
+#include "ulp_profile.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -37,10 +38,50 @@ static void st_bytes(iw_step *st, const char *name, const uint8_t *b, size_t n)
 	a->nbytes = n;
 }
 
+/* The DUT application's ULP profile in this case's role (ulp_profile.h). */
+static const iw_ulp_profile *ulp_of(const ctx *x) { return iw_ulp_profile_of(&x->o->dut, x->dut_role); }
+
+/* After the frames, what the ULP profile does before its capabilities hold (ulp_profile.h):
+ * the reflector's Send, greeting and echo (the harness's next MSN on QN 0 is then 2, the DUT's
+ * 3, in every profile and role), rping's advertisement (next MSNs 1 and 2), or nothing. */
+static bool ulp_startup(ctx *x, int64_t within_ms, int line)
+{
+	iw_step st;
+	const iw_ulp_profile *u = ulp_of(x);
+	if (u->startup == IW_ULP_START_FRAMES)
+		return true;
+	if (u->startup == IW_ULP_START_RPING_INFO) {
+		ex_st_init(&st, IW_EXPECT_FPDU, "rping_info", line);
+		ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+		return ex_exp_message(x, &st, false);
+	}
+	if (u->startup != IW_ULP_START_REFLECTOR)
+		return ex_herror(x, "line %d: startup: ulp profile %s has no way to full operation iwspec speaks: %s", line,
+				 u->name, u->why_not ? u->why_not : "?");
+	/* An initiator DUT greets first: the harness, as responder, may send no FPDU before it has
+	 * received one (MPA-6.1-R4; siw resets a connection whose Reply is followed at once by an
+	 * FPDU). A responder DUT greets after the harness's first Send. */
+	static const uint8_t hello[] = STARTUP_PAYLOAD;
+	bool dut_first = x->dut_role == IW_ROLE_INITIATOR;
+	bool ok = true;
+	ex_st_init(&st, IW_EXPECT_FPDU, "greeting", line);
+	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	ok = ok && (!dut_first || ex_exp_message(x, &st, false));
+	ex_st_init(&st, IW_STEP_SEND_FPDU, "send", line);
+	st_bytes(&st, "data", hello, sizeof hello - 1);
+	ok = ok && ex_act_send_fpdu(x, &st);
+	ex_st_init(&st, IW_EXPECT_FPDU, "greeting", line);
+	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	ok = ok && (dut_first || ex_exp_message(x, &st, false));
+	ex_st_init(&st, IW_EXPECT_FPDU, "send", line);
+	st_bytes(&st, "data", hello, sizeof hello - 1);
+	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	return ok && ex_exp_message(x, &st, false);
+}
+
 /* Takes the just-opened current connection to full operation the way the role and profile say
- * (MR §6.1; none under culley-mpa-02), then sends one Send and takes the reflector's greeting
- * and its echo: from here on the case's connections look the same in every profile and role
- * (the harness's next MSN on QN 0 is 2, the DUT's is 3). */
+ * (MR §6.1; none under culley-mpa-02), then to where the DUT application's capabilities hold
+ * (ulp_startup): from here on the case's connections look the same in every profile and role. */
 bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
 {
 	iw_step st;
@@ -68,28 +109,11 @@ bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
 				ex_enter_full_operation(x);
 		}
 	}
-	/* An initiator DUT greets first: the harness, as responder, may send no FPDU before it has
-	 * received one (MPA-6.1-R4; siw resets a connection whose Reply is followed at once by an
-	 * FPDU). A responder DUT greets after the harness's first Send. */
-	static const uint8_t hello[] = STARTUP_PAYLOAD;
-	bool dut_first = x->dut_role == IW_ROLE_INITIATOR;
-	ex_st_init(&st, IW_EXPECT_FPDU, "greeting", line);
-	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
-	ok = ok && (!dut_first || ex_exp_message(x, &st, false));
-	ex_st_init(&st, IW_STEP_SEND_FPDU, "send", line);
-	st_bytes(&st, "data", hello, sizeof hello - 1);
-	ok = ok && ex_act_send_fpdu(x, &st);
-	ex_st_init(&st, IW_EXPECT_FPDU, "greeting", line);
-	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
-	ok = ok && (dut_first || ex_exp_message(x, &st, false));
-	ex_st_init(&st, IW_EXPECT_FPDU, "send", line);
-	st_bytes(&st, "data", hello, sizeof hello - 1);
-	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
-	ok = ok && ex_exp_message(x, &st, false);
+	ok = ok && ulp_startup(x, within_ms, line);
 	if (!ok && x->failed && !x->harness_error) {
 		char r[sizeof x->r->reason];
-		snprintf(r, sizeof r, "startup (line %d) did not reach full operation with the reflector: %.900s", line,
-			 x->r->reason);
+		snprintf(r, sizeof r, "startup (line %d) did not reach full operation with the %s: %.900s", line,
+			 ulp_of(x)->name, x->r->reason);
 		memcpy(x->r->reason, r, sizeof r);
 	}
 	return ok;
@@ -158,7 +182,10 @@ bool ex_exp_alive(ctx *x, const iw_step *s)
 	memset(&probe, 0, sizeof probe);
 	probe.fd = -1;
 	bool ok = ex_open_into(x, &probe, x->nconns + 1, (deadline - ex_now_us()) / 1000, 0);
-	bool reflector = (x->c->needs & IW_CAP_REFLECTOR) && x->o->dut.reflector;
+	/* A case that talks to the reflector (its `startup`, or its own greeting and echo) probes with
+	 * the whole of it; others with the frames. */
+	bool reflector = ulp_of(x)->startup == IW_ULP_START_REFLECTOR &&
+			 (iw_case_uses_startup(x->c) || (x->c->needs & (IW_CAP_ECHO | IW_CAP_GREETING)));
 	if (ok && reflector) {
 		ok = ex_startup_conn(x, (deadline - ex_now_us()) / 1000, ex_startup_m(x, s), ex_startup_c(x, s), s->line);
 	} else if (ok && x->p->startup_frames) {

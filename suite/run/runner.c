@@ -4,6 +4,7 @@
  * counts.
  */
 #include "runner.h"
+#include "ulp_profile.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -71,6 +72,8 @@ static bool advertises_mss(const iw_case *c)
 	return false;
 }
 
+bool iw_case_either_role(const iw_case *c) { return startup_only(c) && !advertises_mss(c); }
+
 static bool case_profile_ok(const iw_case *c, const iw_profile *p)
 {
 	if (c->nprofiles == 0)
@@ -83,14 +86,10 @@ static bool case_profile_ok(const iw_case *c, const iw_profile *p)
 
 static bool is_ref(const iw_dut_config *d);
 
-static const char *missing_need(const iw_case *c, const iw_dut_config *d)
+/* The first need the DUT does not meet: the configuration's (markers, no-CRC mode, reject,
+ * private data), then its application's, by the ULP profile of its `ulp` in the case's role. */
+static const char *missing_need(const iw_case *c, const iw_dut_config *d, int dut_role, char *why, size_t cap)
 {
-	if ((c->needs & IW_CAP_REFLECTOR) && d->ulp == IW_ULP_RPING)
-		return "needs reflector: the DUT runs rping (ulp = rping), whose flow has no echo or greeting";
-	if ((c->needs & IW_CAP_REFLECTOR) && !d->reflector)
-		return "needs reflector: the DUT configuration says it runs no reflector";
-	if ((c->needs & IW_CAP_RPING) && d->ulp != IW_ULP_RPING)
-		return "needs rping: the DUT configuration does not say ulp = rping";
 	if ((c->needs & IW_CAP_MARKERS) && !d->markers)
 		return "needs markers: the DUT configuration says it cannot receive markers";
 	if ((c->needs & IW_CAP_CRC_OFF) && !d->crc_off_mode)
@@ -99,6 +98,8 @@ static const char *missing_need(const iw_case *c, const iw_dut_config *d)
 		return "needs pd: only the built-in DUT can be told which private data to send";
 	if ((c->needs & IW_CAP_REJECT) && !d->reject)
 		return "needs reject: the DUT cannot be told to reject a connection";
+	if (iw_ulp_unmet(c, iw_ulp_profile_of(d, dut_role), why, cap))
+		return why;
 	return NULL;
 }
 
@@ -298,7 +299,7 @@ static void prepare(const iw_run_opts *o, const iw_case *c, const iw_profile *p,
 				 startup_only(c) ? " or culley-mpa-02" : "");
 		snprintf(why + strlen(why), sizeof why - strlen(why), "; the DUT speaks %s", p->name);
 		skip = why;
-	} else if (!flexible_role && c->dut_role != o->dut.role && (!startup_only(c) || advertises_mss(c))) {
+	} else if (!flexible_role && c->dut_role != o->dut.role && !iw_case_either_role(c)) {
 		/* A case that opens every connection with `startup` runs against either role. */
 		snprintf(why, sizeof why, "needs a DUT in the %s role%s; this DUT is %s",
 			 c->dut_role == IW_ROLE_RESPONDER ? "responder" : "initiator",
@@ -306,7 +307,7 @@ static void prepare(const iw_run_opts *o, const iw_case *c, const iw_profile *p,
 			 o->dut.role == IW_ROLE_RESPONDER ? "a responder" : "an initiator");
 		skip = why;
 	} else {
-		skip = missing_need(c, &o->dut);
+		skip = missing_need(c, &o->dut, flexible_role ? c->dut_role : o->dut.role, why, sizeof why);
 	}
 	if (skip) {
 		r->verdict = IW_SKIP;

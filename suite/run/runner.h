@@ -75,4 +75,8 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 const char *iw_seg_mode_name(enum iw_seg_mode m);
 int iw_seg_mode_parse(const char *s, enum iw_seg_mode *m);
 
+/* Whether c runs against a DUT in either role: it opens every connection with `startup` and
+ * advertises no MSS (which rides on a SYN only the harness sends); otherwise only in its own. */
+bool iw_case_either_role(const iw_case *c);
+
 #endif

@@ -9,7 +9,7 @@
 # siw-patched.ko, is built from the same source with the patches docs/interop/siw-patches/series
 # lists (IWSPEC_SIW_PATCHES=0002 or =F1,F8 builds it with those only); the guest loads it when
 # booted with --patched. User space is busybox, iproute2 (`rdma`), rdma-core, ibverbs-providers
-# (siw's provider), librdmacm1, rdmacm-utils (rping), and the reflector built on the host. The
+# (siw's provider), librdmacm1, rdmacm-utils (rping), perftest, and the reflector built on the host. The
 # result is cached: a stamp holds a hash of every input (the patches and the selection
 # included), and a second run with the same inputs does nothing.
 #
@@ -220,7 +220,8 @@ chmod 755 init
 # 6. Every program finds its libraries (a missing one would fail only at boot, in the guest).
 libs=$( { find usr/lib/x86_64-linux-gnu usr/lib64 -name '*.so*'; } 2>/dev/null | xargs -n1 basename | sort -u)
 bad=""
-for f in usr/bin/rdma usr/bin/rping usr/bin/iwspec-reflector usr/lib/x86_64-linux-gnu/libibverbs/*.so; do
+for f in usr/bin/rdma usr/bin/rping usr/bin/ib_send_bw usr/bin/ib_write_bw usr/bin/ib_read_bw usr/bin/iwspec-reflector \
+	usr/lib/x86_64-linux-gnu/libibverbs/*.so; do
 	[ -e "$f" ] || continue
 	for need in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
 		echo "$libs" | grep -qx "$need" || bad="$bad $f:$need"

@@ -1,0 +1,150 @@
+/*
+ * Tests of the capabilities of `needs:` (case_needs.c) and the ULP profiles that meet them
+ * (suite/run/ulp_profile.c): the values a header gives, the exact (==) and at-least (=) forms,
+ * the text a header and a SKIP write, and which profile runs which case.
+ */
+#include "check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "case.h"
+#include "dut_config.h"
+#include "iw_conn.h"
+#include "ulp_profile.h"
+
+static iw_case *parse(const char *needs, const char *steps)
+{
+	char text[1024];
+	snprintf(text, sizeof text, "id: t.x\ntitle: T\nrequirement: DDP-9.1-T4 MUST\nrole: responder\n%s%s%s", needs,
+		 *needs ? "\n" : "", steps);
+	iw_case *c = NULL;
+	iw_err e = { "" };
+	if (iw_case_parse(text, strlen(text), "t.iwt", &c, &e))
+		check_fail(__FILE__, __LINE__, "parse failed: %s", e.msg);
+	return c;
+}
+
+TEST(needs_values_parsed)
+{
+	iw_case *c = parse("needs: markers recv=8x0x10000 write-stag==65536 read-stag=64 echo dut-write", "startup\n");
+	if (!c)
+		return;
+	CHECK_EQ(c->needs, IW_CAP_MARKERS | IW_CAP_RECV | IW_CAP_WRITE_STAG | IW_CAP_READ_STAG | IW_CAP_ECHO |
+				   IW_CAP_DUT_WRITE);
+	CHECK_EQ(c->amounts.recv_n, 8);
+	CHECK_EQ(c->amounts.recv_size, 65536);
+	CHECK_EQ(c->amounts.write_stag, 65536);
+	CHECK_EQ(c->amounts.read_stag, 64);
+	CHECK_EQ(c->amounts.exact, IW_CAP_WRITE_STAG);
+	char buf[160];
+	CHECK_STR(iw_needs_text(c->needs, &c->amounts, buf, sizeof buf),
+		  "markers recv=8x65536 write-stag==65536 read-stag=64 echo dut-write");
+	iw_case_free(c);
+}
+
+TEST(needs_names_round_trip)
+{
+	for (unsigned bit = 1; bit <= IW_CAP_DUT_WRITE; bit <<= 1) {
+		const char *n = iw_needs_name(bit);
+		CHECK(n != NULL);
+		if (n)
+			CHECK_EQ(iw_needs_bit(n, strlen(n)), bit);
+	}
+	CHECK(iw_needs_name(IW_CAP_DUT_WRITE << 1) == NULL);
+	CHECK_EQ(iw_needs_bit("reflector", 9), 0);
+}
+
+TEST(needs_unmet_amounts)
+{
+	iw_case_needs_amounts need = { 8, 65536, 65536, 0, 0 }, have = { 1, 16, 131072, 0, 0 };
+	char why[96];
+	CHECK(iw_needs_unmet(IW_CAP_WRITE_STAG, &need, IW_CAP_WRITE_STAG, &have, why, sizeof why) == false);
+	CHECK(iw_needs_unmet(IW_CAP_WRITE_STAG | IW_CAP_RECV, &need, IW_CAP_WRITE_STAG | IW_CAP_RECV, &have, why,
+			     sizeof why));
+	CHECK_STR(why, "recv=8x65536 (there: recv=1x16)");
+	/* Exactly 65536: a range of 131072 does not end where the case writes past the end. */
+	need.exact = IW_CAP_WRITE_STAG;
+	CHECK(iw_needs_unmet(IW_CAP_WRITE_STAG, &need, IW_CAP_WRITE_STAG, &have, why, sizeof why));
+	CHECK_STR(why, "write-stag==65536 (there: write-stag=131072)");
+	have.write_stag = 65536;
+	CHECK(iw_needs_unmet(IW_CAP_WRITE_STAG, &need, IW_CAP_WRITE_STAG, &have, why, sizeof why) == false);
+	CHECK(iw_needs_unmet(IW_CAP_ECHO | IW_CAP_WRITE_STAG, &need, IW_CAP_WRITE_STAG, &have, why, sizeof why));
+	CHECK_STR(why, "echo");
+}
+
+static iw_dut_config dut(int ulp, bool reflector)
+{
+	iw_dut_config d;
+	memset(&d, 0, sizeof d);
+	d.ulp = ulp;
+	d.reflector = reflector;
+	return d;
+}
+
+TEST(ulp_profile_of_config)
+{
+	iw_dut_config d = dut(IW_ULP_REFLECTOR, true);
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->name, "reflector");
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->name, "reflector");
+	d = dut(IW_ULP_REFLECTOR, false);    /* reflector = no */
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->name, "none");
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->name, "none-initiator");
+	d = dut(IW_ULP_RPING, false);
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->name, "rping-server");
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->name, "rping-client");
+	size_t n;
+	const iw_ulp_profile *all = iw_ulp_profiles(&n);
+	CHECK(n >= 5);
+	for (size_t i = 0; i < n; i++) {
+		CHECK((all[i].provides & IW_CAP_CONFIG) == 0);
+		CHECK(iw_ulp_profile_find(all[i].name) == &all[i]);
+		CHECK((all[i].startup != IW_ULP_START_NONE && all[i].startup != IW_ULP_START_PERFTEST) ||
+		      all[i].why_not != NULL);
+		/* What `ulp =` can select runs its startup; the planned ones cannot be selected. */
+		CHECK_EQ(iw_ulp_profile_ready(&all[i]), all[i].ulp >= 0 && all[i].startup != IW_ULP_START_PERFTEST);
+	}
+}
+
+TEST(ulp_unmet_names_capability_and_profile)
+{
+	char why[256];
+	iw_case *c = parse("needs: recv=1x16", "startup\nsend send_inv data=\"inv\" inv_stag=0xbad00000\n");
+	iw_case *e = parse("needs: recv=2x16 echo", "startup\nsend send data=\"a\"\nexpect send data=\"a\"\n");
+	iw_case *w = parse("needs: write-stag=64 read-stag=64", "startup\nsend write to=0 data=\"a\"\n");
+	iw_case *bare = parse("", "startup\nsend send data=\"q\" qn=3\nexpect terminate layer=ddp etype=2 ecode=1\n");
+	iw_case *mk = parse("needs: markers", "connect\nsend request m=1\nexpect reply\n");
+	if (!c || !e || !w || !bare || !mk)
+		goto out;
+	const iw_ulp_profile *srv = iw_ulp_profile_find("rping-server"), *cli = iw_ulp_profile_find("rping-client");
+	const iw_ulp_profile *refl = iw_ulp_profile_find("reflector"), *none = iw_ulp_profile_find("none");
+	const iw_ulp_profile *nonei = iw_ulp_profile_find("none-initiator");
+	CHECK(srv && cli && refl && none && nonei);
+	if (!srv || !cli || !refl || !none || !nonei)
+		goto out;
+	CHECK(!iw_ulp_unmet(c, srv, why, sizeof why));
+	CHECK(iw_ulp_unmet(c, none, why, sizeof why));
+	CHECK_STR(why, "needs recv=1x16: the DUT runs any application that accepts a connection (reflector = no) "
+		       "(ulp profile none), which does not provide it");
+	CHECK(iw_ulp_unmet(e, srv, why, sizeof why));
+	CHECK(strstr(why, "needs recv=2x16 (there: recv=1x16): the DUT runs rping -s") == why);
+	CHECK(!iw_ulp_unmet(e, refl, why, sizeof why));
+	CHECK(iw_ulp_unmet(w, srv, why, sizeof why));
+	CHECK(strstr(why, "needs write-stag=64:") == why);
+	CHECK(!iw_ulp_unmet(w, cli, why, sizeof why));
+	/* A case that needs nothing of the application runs wherever `startup` can run. */
+	CHECK(!iw_ulp_unmet(bare, none, why, sizeof why));
+	CHECK(!iw_ulp_unmet(bare, srv, why, sizeof why));
+	CHECK(iw_ulp_unmet(bare, nonei, why, sizeof why));
+	CHECK(strstr(why, "MPA-6.1-R4") != NULL);
+	/* The configuration's capabilities are the runner's, not the profile's; a case without
+	 * `startup` is not held back by a profile that has none. */
+	CHECK(!iw_ulp_unmet(mk, none, why, sizeof why));
+	CHECK(!iw_ulp_unmet(mk, nonei, why, sizeof why));
+out:
+	iw_case_free(c);
+	iw_case_free(e);
+	iw_case_free(w);
+	iw_case_free(bare);
+	iw_case_free(mk);
+}
