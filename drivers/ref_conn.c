@@ -237,7 +237,8 @@ void rs_feed(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n)
 			const uint8_t *h = c->sbuf;
 			size_t pdl = iw_mpa_frame_pd_length(h);
 			size_t off = IW_MPA_FRAME_HDR_LEN;
-			if (c->o.profile->enhanced && (iw_mpa_frame_flags(h) & IW_MPA_FLAG_ENHANCED) && pdl >= IW_MPA_IRDORD_LEN)
+			if (iw_mpa_frame_enhanced(c->o.profile, iw_mpa_frame_flags(h), iw_mpa_frame_rev(h)) &&
+			    pdl >= IW_MPA_IRDORD_LEN)
 				off += IW_MPA_IRDORD_LEN;
 			size_t end = IW_MPA_FRAME_HDR_LEN + pdl;
 			size_t want = sizeof IW_REF_REJECT_PD - 1;

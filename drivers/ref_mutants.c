@@ -50,7 +50,7 @@ static uint32_t pd_clamp(const iw_fault_conn *f)
 	 * the low one arrives, so the unread low octet cannot change the answer) are waited for as usual. */
 	if (f->mutant == IW_MUTANT_REPLY_EARLY)
 		return iw_mpa_frame_pd_length(f->in_hdr) >= 512 ? UINT32_MAX
-		       : p->enhanced && (iw_mpa_frame_flags(f->in_hdr) & IW_MPA_FLAG_ENHANCED) ? IW_MPA_IRDORD_LEN
+		       : iw_mpa_frame_enhanced(p, iw_mpa_frame_flags(f->in_hdr), iw_mpa_frame_rev(f->in_hdr)) ? IW_MPA_IRDORD_LEN
 											: 0;
 	if (f->mutant == IW_MUTANT_ACCEPT_OVERSIZED_PD && p->pd_max < IW_MPA_PD_MAX_DRAFT)
 		return p->pd_max;

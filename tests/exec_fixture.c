@@ -133,6 +133,8 @@ void run_against_cfg(scripted_dut *d, const char *text, const exec_cfg *cfg, iw_
 		o.dut.crc_off_mode = cfg->crc_off_mode;
 		o.dut.reject = cfg->reject;
 		o.frame_no_crc = cfg->frame_no_crc;
+		if (cfg->profile)
+			o.dut.profile = iw_profile_get(cfg->profile);
 	}
 	o.seed = 1;
 	iw_driver *drv = NULL;

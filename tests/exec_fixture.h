@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile.h"
 #include "result.h"
 
 /* A DUT that reads the harness's Request (min_read octets of it, 20 when 0), answers with
@@ -44,6 +45,7 @@ typedef struct exec_cfg {
 	bool crc_off_mode;      /* crc = optional-off */
 	bool frame_no_crc;      /* --crc off */
 	bool reject;            /* reject = yes */
+	enum iw_profile_id profile; /* 0 (culley-mpa-02, which has no Request): rfc5044 */
 } exec_cfg;
 
 /* Runs the case text (cfg may be NULL) against d; the result is run->cases[0] (free with

@@ -32,18 +32,24 @@ static const char *const PLAIN_CASE = "id: test.exec.no-reply\n"
 				      "expect reply r=0\n";
 
 /* A DUT that reads the Request and closes without a Reply, as siw resets on early octets. */
-static void no_reply(const char *text, const char *verdict, const char *req)
+static void no_reply_in(enum iw_profile_id profile, const char *text, const char *verdict, const char *req)
 {
 	scripted_dut d = {0};
 	d.close_after = true;   /* reply_len 0: nothing to answer, then the close */
 	dut_start(&d);
 	iw_run run;
-	run_against(&d, text, &run);
+	exec_cfg cfg = {.profile = profile};
+	run_against_cfg(&d, text, &cfg, &run);
 	iw_case_result *r = &run.cases[0];
 	CHECK_STR(iw_verdict_name(r->verdict), verdict);
 	CHECK_STR(r->failed_req, req);
 	iw_run_free(&run);
 	dut_stop(&d);
+}
+
+static void no_reply(const char *text, const char *verdict, const char *req)
+{
+	no_reply_in(IW_PROFILE_RFC5044, text, verdict, req);
 }
 
 TEST(exec_no_reply_after_early_octets_is_r2f)
@@ -71,4 +77,9 @@ TEST(exec_no_reply_to_a_request_with_private_data_is_r2a)
 					 "send request pd=\"split\"\n"
 					 "expect reply r=0\n";
 	no_reply(text, "FAIL", "MPA-6.1-R2a");
+	/* Under RFC 6581 the Request's private data begins with the IRD/ORD block: PD_Length is 4
+	 * more than the case's octets, and all of them are the Request's, none early. */
+	no_reply_in(IW_PROFILE_RFC6581, text, "FAIL", "MPA-6.1-R2a");
+	no_reply_in(IW_PROFILE_RFC6581, PLAIN_CASE, "FAIL", "MPA-6.1-R2a");
+	no_reply_in(IW_PROFILE_RFC6581, EARLY_CASE, "WARN", "MPA-6.1-R2f");
 }

@@ -202,7 +202,7 @@ TEST(mpa_frame_culley_has_no_frames)
 }
 
 /* Under the drafts and RFC 5044 octet 16's 0x10 is a Res bit; under RFC 6581 it is the
- * Enhanced flag and Res is 0x0F. */
+ * Enhanced flag of a Rev 2 frame, whose Res is 0x0F, and a Res bit of any other. */
 TEST(mpa_frame_decode_enhanced_bit_by_profile)
 {
 	uint8_t buf[28];
@@ -220,6 +220,18 @@ TEST(mpa_frame_decode_enhanced_bit_by_profile)
 	CHECK_EQ(c.l.n, 1);
 	CHECK_STR(c.v[0].req, "MPA-6.1.1-05");
 
+	/* Under RFC 6581 too, a Rev 1 frame is not enhanced: 0x10 is a Res bit, the 4 octets are
+	 * private data (F9: enhanced frames are Rev 2). */
+	CHECK_EQ(iw_mpa_frame_decode(prof(IW_PROFILE_RFC6581), buf, 24, &d, NULL, NULL), IW_OK);
+	CHECK(!d.enhanced && !d.has_irdord);
+	CHECK_EQ(d.res, 0x1F);
+	CHECK_EQ(d.pd_len, 4);
+	run_check(&c, prof(IW_PROFILE_RFC6581), &d, IW_MPA_REQUEST);
+	CHECK(c.ok);
+	CHECK_EQ(c.l.n, 1);
+	CHECK_STR(c.v[0].req, "MPA-6.1.1-05");
+
+	buf[17] = 2;                /* Rev 2: the Enhanced flag, Res 0x0F, and the block */
 	CHECK_EQ(iw_mpa_frame_decode(prof(IW_PROFILE_RFC6581), buf, 24, &d, NULL, NULL), IW_OK);
 	CHECK(d.enhanced && d.has_irdord);
 	CHECK_EQ(d.res, 0x0F);
@@ -324,6 +336,8 @@ TEST(mpa_frame_check_rev)
 		iw_mpa_frame f;
 		iw_mpa_frame_init(&f, p, IW_MPA_REPLY);
 		f.rev = rows[i].rev;
+		if (f.rev != 2)         /* an RFC 6581 frame is Rev 2; others carry no Enhanced bit */
+			f.enhanced = f.has_irdord = false;
 		checked c;
 		run_check(&c, p, &f, IW_MPA_REPLY);
 		CHECK_EQ(c.ok, rows[i].ok);
@@ -459,9 +473,9 @@ TEST(mpa_frame_check_all_defects_at_once)
 	iw_mpa_frame f;
 	iw_mpa_frame_init(&f, p, IW_MPA_REQUEST);
 	f.key[0] = 'X';
-	f.rev = 9;
+	f.rev = 9;                  /* not 2: the Enhanced bit init set is a Res bit here (F9) */
 	f.pd_length_auto = false;
-	f.pd_length = 2;
+	f.pd_length = 600;
 	f.res = 1;
 	f.r = true;
 	checked c;
@@ -470,8 +484,9 @@ TEST(mpa_frame_check_all_defects_at_once)
 	CHECK_EQ(c.l.n, 5);
 	CHECK_STR(c.v[0].req, "MPA-6.1-R5");
 	CHECK_STR(c.v[1].req, "MPA-6.1.1-07");
-	CHECK_STR(c.v[2].req, "RFC6581-9.1-04");
+	CHECK_STR(c.v[2].req, "MPA-6.1-R9a");
 	CHECK_STR(c.v[3].req, "MPA-6.1.1-05");
+	CHECK(strstr(c.v[3].detail, "0x11") != NULL);
 	CHECK_STR(c.v[4].req, "MPA-6.1.1-R1");
 	CHECK(!iw_mpa_frame_check(p, &f, IW_MPA_REQUEST, NULL));
 

@@ -116,7 +116,7 @@ static bool header_check(iw_conn *c)
 		return false;
 	}
 	f.pd_length = iw_mpa_frame_pd_length(c->sbuf);
-	f.has_irdord = c->p->enhanced && f.enhanced && f.pd_length >= IW_MPA_IRDORD_LEN;
+	f.has_irdord = f.enhanced && f.pd_length >= IW_MPA_IRDORD_LEN;
 	f.pd = NULL;
 	f.pd_len = 0;
 

@@ -105,13 +105,9 @@ static void decode_header(const iw_profile *p, const uint8_t *buf, iw_mpa_frame 
 	f->m = flags & IW_MPA_FLAG_M;
 	f->c = flags & IW_MPA_FLAG_C;
 	f->r = flags & IW_MPA_FLAG_R;
-	if (p->enhanced) {
-		f->enhanced = flags & IW_MPA_FLAG_ENHANCED;
-		f->res = flags & IW_MPA_RES_MASK_ENH;
-	} else {
-		f->res = flags & IW_MPA_RES_MASK_DRAFT;
-	}
 	f->rev = iw_mpa_frame_rev(buf);
+	f->enhanced = iw_mpa_frame_enhanced(p, flags, f->rev);
+	f->res = flags & (f->enhanced ? IW_MPA_RES_MASK_ENH : IW_MPA_RES_MASK_DRAFT);
 	f->pd_length = iw_mpa_frame_pd_length(buf);
 	f->pd_length_auto = false;
 }
@@ -213,16 +209,18 @@ bool iw_mpa_frame_check(const iw_profile *p, const iw_mpa_frame *f, enum iw_mpa_
 			    "PD_Length %zu above the %s limit of %u", pd_length, p->name,
 			    (unsigned)p->pd_max);
 	}
-	if (p->enhanced && f->enhanced && pd_length < IW_MPA_IRDORD_LEN) {
+	bool enhanced = p->enhanced && f->enhanced && f->rev == 2;
+	if (enhanced && pd_length < IW_MPA_IRDORD_LEN) {
 		ok = false;
 		iw_viol_add(out, "RFC6581-9.1-04", IW_VIOL_FATAL, IW_LAYER_LLP, IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 18,
 			    "Enhanced frame with PD_Length %zu: RFC 6581 needs 4 octets for the IRD/ORD block",
 			    pd_length);
 	}
 
-	/* Where 0x10 is not the Enhanced flag it is a Res bit like the others. */
-	unsigned res = f->res & (p->enhanced ? IW_MPA_RES_MASK_ENH : IW_MPA_RES_MASK_DRAFT);
-	if (!p->enhanced && f->enhanced)
+	/* Where 0x10 is not the Enhanced flag (another profile, or a frame not of Rev 2) it is a
+	 * Res bit like the others. */
+	unsigned res = f->res & (enhanced ? IW_MPA_RES_MASK_ENH : IW_MPA_RES_MASK_DRAFT);
+	if (!enhanced && f->enhanced)
 		res |= IW_MPA_FLAG_ENHANCED;
 	if (res)
 		iw_viol_add(out, "MPA-6.1.1-05", IW_VIOL_SENDER, -1, -1, -1, 16,

@@ -90,6 +90,16 @@ static inline size_t iw_mpa_frame_len(const uint8_t hdr[IW_MPA_FRAME_HDR_LEN])
 	return IW_MPA_FRAME_HDR_LEN + (size_t)iw_mpa_frame_pd_length(hdr);
 }
 
+/* Whether a frame of revision rev with flag octet flags is an RFC 6581 enhanced frame under
+ * profile p: RFC 6581 frames are Rev 2 (RFC6581-9.1-01), so the Enhanced bit (0x10) makes one
+ * only there, and the IRD/ORD block is read only there. In a Rev 0 or Rev 1 frame 0x10 is one
+ * of the Res bits RFC 5044 has a sender clear and a receiver ignore (requirements.md §6 is
+ * silent; docs/engine.md "Enhanced frames are Rev 2" gives the ruling, finding F9). */
+static inline bool iw_mpa_frame_enhanced(const iw_profile *p, uint8_t flags, uint8_t rev)
+{
+	return p->enhanced && (flags & IW_MPA_FLAG_ENHANCED) && rev == 2;
+}
+
 /* Encodes f into out. IW_ENOSPC when cap is too small; IW_EINVAL when pd_length_auto is set
  * and the private data does not fit in 16 bits. */
 int iw_mpa_frame_encode(const iw_mpa_frame *f, uint8_t *out, size_t cap, size_t *out_len, iw_err *e);

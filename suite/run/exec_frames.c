@@ -43,8 +43,12 @@ static bool build_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind, iw_mpa_
 	f->c = ex_arg_i(s, "c", f->c);
 	f->r = ex_arg_i(s, "r", f->r);
 	f->res = (uint8_t)ex_arg_i(s, "res", f->res);
-	f->enhanced = ex_arg_i(s, "enhanced", f->enhanced);
 	f->rev = (uint8_t)ex_arg_i(s, "rev", f->rev);
+	/* An RFC 6581 frame is Rev 2: a frame of another Rev is an RFC 5044 or draft frame, with no
+	 * Enhanced bit or IRD/ORD block unless the step sets them (mpa_frame.h, iw_mpa_frame_enhanced). */
+	if (f->enhanced && f->rev != 2)
+		f->enhanced = f->has_irdord = false;
+	f->enhanced = ex_arg_i(s, "enhanced", f->enhanced);
 	f->has_irdord = ex_arg_i(s, "irdord", f->has_irdord);
 	f->ird = (uint16_t)ex_arg_i(s, "ird", f->ird);
 	f->ord = (uint16_t)ex_arg_i(s, "ord", f->ord);

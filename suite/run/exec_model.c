@@ -233,6 +233,11 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 	bool saved_got = x->h->got_frame_valid;
 	iw_mpa_frame saved_frame = x->h->got_frame;
 	char reasons[IW_CASE_MAX_ALTS][256];
+	/* The requirement each alternative failed on: when all failed on one rule of the DUT's
+	 * frames (judged on every frame), the case rests on it (a Reply whose Rev is wrong fails
+	 * `reply r=0` and `reply r=1` alike, on the Rev rule). */
+	char reqs[IW_CASE_MAX_ALTS][sizeof x->fail_req] = {{0}};
+	bool every_frame = true;
 	size_t saved_maps = x->r->nmappings;
 	for (size_t i = 0; i < s->nalts; i++) {
 		x->r->nmappings = saved_maps;   /* a mapping counts only in the alternative that matched */
@@ -259,7 +264,12 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 		}
 		memcpy(reasons[i], x->r->reason, sizeof reasons[i] - 1);
 		reasons[i][sizeof reasons[i] - 1] = '\0';
+		memcpy(reqs[i], x->fail_req, sizeof reqs[i]);
+		every_frame = every_frame && x->fail_by == EX_EVERY_FRAME;
 	}
+	bool one_req = every_frame && reqs[0][0] != '\0';
+	for (size_t i = 1; i < s->nalts && one_req; i++)
+		one_req = !strcmp(reqs[i], reqs[0]);
 	free(saved);
 	x->r->nmappings = saved_maps;
 	x->failed = false;
@@ -267,6 +277,8 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 	size_t o = 0;
 	for (size_t i = 0; i < s->nalts && o < sizeof all; i++)
 		o += (size_t)snprintf(all + o, sizeof all - o, "%s(%zu) %s", i ? "; " : "", i + 1, reasons[i]);
+	if (one_req)
+		return ex_fail_frame(x, reqs[0], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
 	return ex_fail(x, NULL, "none of the %zu allowed outcomes happened: %s", s->nalts, all);
 }
 
