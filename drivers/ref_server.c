@@ -432,5 +432,6 @@ void iw_ref_server_free(iw_ref_server *s)
 			close(s->ctl[i]);
 	pthread_mutex_destroy(&s->mu);
 	free(s->shared_mem);
+	free(s->pt_mem);
 	free(s);
 }
