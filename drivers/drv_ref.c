@@ -143,6 +143,7 @@ int iw_drv_ref_open(iw_driver *d, iw_err *e)
 	 * that sends its frame an octet at a time is not cut off however slowly a loaded machine
 	 * schedules it (up to 10 timeouts in all, ref_server.h). */
 	o->startup_timeout_ms = 2000;
+	o->batch = c->ref_batch;
 	o->reject_pd = c->reject;
 	iw_err fe;
 	if (iw_hostile_find(c->hostile, &o->hostile, &fe) != IW_OK || iw_mutant_find(c->mutant, &o->mutant, &fe) != IW_OK) {

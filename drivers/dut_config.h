@@ -79,6 +79,8 @@ typedef struct iw_dut_config {
 	iw_code_map maps[IW_DUT_MAX_MAPS];
 	char hostile[32];           /* ref only: misbehaviour for robustness tests */
 	char mutant[48];            /* ref only: a fault breaking one requirement (self-validation) */
+	bool ref_batch;             /* ref only, no configuration key: the built-in DUT's thread runs
+				     * as SCHED_BATCH (iwspec fuzz sets it for the DUT in its process) */
 	char raw_netns[64];         /* raw_link's namespace ("" = the harness's own) */
 	char raw_ifname[16];        /* raw_link's TAP device; "" = no raw segment path */
 	char source[256];           /* the file it came from, or "defaults" */

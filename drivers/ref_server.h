@@ -81,6 +81,11 @@ typedef struct iw_ref_options {
 	bool once;                  /* serve one connection, then return */
 	int max_conns;              /* connections served at once; default 64 */
 	FILE *log;                  /* one line per connection event, or NULL */
+	bool batch;                 /* the server thread runs as SCHED_BATCH (Linux): octets a peer
+				     * in the same process sends do not make it preempt that peer, so
+				     * the peer (the network fuzzer) goes on sending while the server
+				     * takes what came in batches. Timing only: what it answers is
+				     * the same */
 } iw_ref_options;
 
 /* How many startup timeouts a startup frame that keeps making progress may take in all. */
