@@ -159,7 +159,7 @@ cli.%:
 # crosscheck.sh run under ASan+UBSan in test-san-cli, and test-hostile holds the scripts that mostly
 # wait on DUT timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers,
 # which skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
-CLI_GCC     := check_octets mutants decode_capture tshark_check rawtcp coverage rping install reflector wait_dut
+CLI_GCC     := check_octets mutants decode_capture tshark_check rawtcp coverage rping perftest install reflector wait_dut fuzz_console
 CLI_HOSTILE := fuzz_hostile hostile hostile_run
 CLI_SAN     := run vectors netfuzz report crosscheck
 test-cli: $(BUILD)/iwspec
@@ -176,6 +176,14 @@ test-hostile: $(BUILD)/iwspec
 # Real Linux siw (tools/siw-guest/) as the DUT in both roles, against duts/linux-siw.*.expect.
 interop: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tools/interop-siw.sh
+
+# A fuzzing campaign against Linux siw in the guest, its kernel's console as an oracle
+# (tools/fuzz-siw.sh, docs/fuzzing-network.md): FUZZ_TIME (default 10m), FUZZ_SEED (default 1),
+# KASAN=1 for the sanitizer kernel (tools/siw-guest/build-kasan.sh); out/fuzz-siw/summary.{json,html}.
+.PHONY: fuzz-siw
+fuzz-siw: $(BUILD)/iwspec
+	IWSPEC=$(BUILD)/iwspec bash tools/fuzz-siw.sh --time $(or $(FUZZ_TIME),10m) --seed $(or $(FUZZ_SEED),1) \
+		$(if $(filter 1,$(KASAN)),--kasan --out out/fuzz-siw-kasan)
 
 # The whole suite against the built-in DUT in every profile, for each DUT configuration
 # (markers yes/no x crc required/optional-off) and each resegmentation mode; fails on any FAIL

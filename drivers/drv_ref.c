@@ -134,11 +134,16 @@ int iw_drv_ref_open(iw_driver *d, iw_err *e)
 	 * once (TI-07, A39), a responder once the peer's first FPDU let it speak (rule 4). */
 	o->greeting = c->reflector;
 	o->rping = c->ulp == IW_ULP_RPING;
+	o->perftest = c->ulp == IW_ULP_PERFTEST_SEND    ? IW_REF_PERFTEST_SEND
+		      : c->ulp == IW_ULP_PERFTEST_WRITE ? IW_REF_PERFTEST_WRITE
+		      : c->ulp == IW_ULP_PERFTEST_READ  ? IW_REF_PERFTEST_READ
+							: IW_REF_PERFTEST_OFF;
 	/* The built-in DUT's startup timeout (MPA-6.1-R10a) is only measured, never judged: keep it short
 	 * so the measuring cases do not dominate a run. It runs from the peer's last octet, so a case
 	 * that sends its frame an octet at a time is not cut off however slowly a loaded machine
 	 * schedules it (up to 10 timeouts in all, ref_server.h). */
 	o->startup_timeout_ms = 2000;
+	o->batch = c->ref_batch;
 	o->reject_pd = c->reject;
 	iw_err fe;
 	if (iw_hostile_find(c->hostile, &o->hostile, &fe) != IW_OK || iw_mutant_find(c->mutant, &o->mutant, &fe) != IW_OK) {

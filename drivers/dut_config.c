@@ -321,15 +321,28 @@ static int set_ulp(iw_dut_config *c, const char *v, iw_err *e)
 	} else if (!strcmp(v, "none")) {
 		c->ulp = IW_ULP_NONE;
 		c->reflector = false;
-	} else if (!strcmp(v, "rping")) {
+	} else if (!strcmp(v, "rping") || !strncmp(v, "perftest-", 9)) {
+		static const struct { const char *name; int ulp; } apps[] = {
+			{ "rping", IW_ULP_RPING }, { "perftest-send", IW_ULP_PERFTEST_SEND },
+			{ "perftest-write", IW_ULP_PERFTEST_WRITE }, { "perftest-read", IW_ULP_PERFTEST_READ },
+		};
+		int ulp = -1;
+		for (size_t i = 0; i < sizeof apps / sizeof apps[0]; i++)
+			if (!strcmp(v, apps[i].name))
+				ulp = apps[i].ulp;
+		if (ulp < 0)
+			return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector (iwspec-reflector), rping "
+				       "(rdma-core's rping, docs/rping.md), perftest-send, perftest-write, perftest-read "
+				       "(ib_send_bw, ib_write_bw, ib_read_bw -R: docs/ulp-profiles.md) or none", v);
 		if (c->reflector_set && c->reflector)
-			return iw_errf(e, IW_EINVAL, "ulp = rping contradicts reflector = yes: a DUT that runs rping runs "
-				       "no reflector (drop one of the two lines)");
-		c->ulp = IW_ULP_RPING;
+			return iw_errf(e, IW_EINVAL, "ulp = %s contradicts reflector = yes: a DUT that runs %s runs "
+				       "no reflector (drop one of the two lines)", v, v);
+		c->ulp = ulp;
 		c->reflector = false;
 	} else {
 		return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector (iwspec-reflector), rping "
-			       "(rdma-core's rping, docs/rping.md) or none", v);
+			       "(rdma-core's rping, docs/rping.md), perftest-send, perftest-write, perftest-read "
+			       "(ib_send_bw, ib_write_bw, ib_read_bw -R: docs/ulp-profiles.md) or none", v);
 	}
 	if (!c->reflector && !c->reject_set)
 		c->reject = false;
@@ -411,9 +424,10 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 	case K_REFLECTOR:
 		if (parse_bool(key, v, &c->reflector, e) != IW_OK)
 			return IW_EINVAL;
-		if (c->reflector && c->ulp == IW_ULP_RPING)
-			return iw_errf(e, IW_EINVAL, "reflector = yes contradicts ulp = rping: a DUT that runs rping runs "
-				       "no reflector (drop one of the two lines)");
+		if (c->reflector && c->ulp != IW_ULP_REFLECTOR && c->ulp != IW_ULP_NONE)
+			return iw_errf(e, IW_EINVAL, "reflector = yes contradicts ulp = %s: a DUT that runs %s runs "
+				       "no reflector (drop one of the two lines)", c->ulp == IW_ULP_RPING ? "rping" : "perftest-*",
+				       c->ulp == IW_ULP_RPING ? "rping" : "perftest");
 		c->reflector_set = true;
 		/* Refusing REJECTME is the reflector's job (docs/reflector.md item 6): without one
 		 * nobody refuses, unless the configuration says its DUT does. */

@@ -7,7 +7,9 @@
  *   profile = rddp-mpa-01 | rfc5044 | rfc6581 | culley-mpa-02
  *   mpa_revision = N          markers = yes|no       crc = required | optional-off (admin no-CRC mode)
  *   private_data_limit = N    reflector = yes|no     reject = yes|no (can be told to reject)
- *   ulp = reflector | rping | none   (rping: rdma-core's rping is the application, docs/rping.md)
+ *   ulp = reflector | rping | none | perftest-send | perftest-write | perftest-read
+ *                             (rping: rdma-core's rping is the application, docs/rping.md;
+ *                             perftest-*: ib_*_bw -R, docs/ulp-profiles.md)
  *   connect_timeout = 5s      case_timeout = 10s     close_timeout = 5s
  *   exec_host = ADDR          ({host} of exec: commands: where the listening side is; 127.0.0.1)
  *   first_fpdu_delay = 0ms    (a responder DUT: the harness waits this long after the Reply
@@ -50,8 +52,8 @@ typedef struct iw_disabled_case {
 	char reason[128];
 } iw_disabled_case;
 
-/* The application the DUT runs for the full-operation cases (`ulp =`). */
-enum iw_ulp { IW_ULP_REFLECTOR, IW_ULP_RPING, IW_ULP_NONE };
+/* The application the DUT runs for the full-operation cases (`ulp =`; docs/ulp-profiles.md). */
+enum iw_ulp { IW_ULP_REFLECTOR, IW_ULP_RPING, IW_ULP_NONE, IW_ULP_PERFTEST_SEND, IW_ULP_PERFTEST_WRITE, IW_ULP_PERFTEST_READ };
 
 typedef struct iw_dut_config {
 	char dut[512];              /* "ref", "tcp:HOST:PORT", "exec:COMMAND" */
@@ -77,6 +79,8 @@ typedef struct iw_dut_config {
 	iw_code_map maps[IW_DUT_MAX_MAPS];
 	char hostile[32];           /* ref only: misbehaviour for robustness tests */
 	char mutant[48];            /* ref only: a fault breaking one requirement (self-validation) */
+	bool ref_batch;             /* ref only, no configuration key: the built-in DUT's thread runs
+				     * as SCHED_BATCH (iwspec fuzz sets it for the DUT in its process) */
 	char raw_netns[64];         /* raw_link's namespace ("" = the harness's own) */
 	char raw_ifname[16];        /* raw_link's TAP device; "" = no raw segment path */
 	char source[256];           /* the file it came from, or "defaults" */

@@ -158,6 +158,8 @@ int rs_model_new(iw_ref_server *s, rconn *c, iw_err *e)
 	}
 	if (o->rping)
 		rs_rping_config(c, &cfg);
+	if (o->perftest)
+		rs_perftest_config(c, &cfg);
 	iw_mut_conn_config(o->mutant, &cfg);
 	iw_conn_free(c->model);
 	c->model = NULL;
@@ -177,6 +179,8 @@ int rs_model_new(iw_ref_server *s, rconn *c, iw_err *e)
 		share_stags(s, c);
 	}
 	if (o->rping && (rc = rs_rping_register(c, e)) != IW_OK)
+		return rc;
+	if (o->perftest && (rc = rs_perftest_register(s, c, e)) != IW_OK)
 		return rc;
 	return iw_conn_start(c->model, e);
 }

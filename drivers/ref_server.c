@@ -388,6 +388,12 @@ out:
 static void *thread_main(void *arg)
 {
 	iw_ref_server *s = arg;
+#ifdef SCHED_BATCH
+	if (s->o.batch) {
+		struct sched_param sp = {0};
+		(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+	}
+#endif
 	s->thr_rc = iw_ref_server_run(s, NULL, &s->thr_err);
 	return NULL;
 }
@@ -432,5 +438,6 @@ void iw_ref_server_free(iw_ref_server *s)
 			close(s->ctl[i]);
 	pthread_mutex_destroy(&s->mu);
 	free(s->shared_mem);
+	free(s->pt_mem);
 	free(s);
 }

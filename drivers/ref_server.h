@@ -46,6 +46,9 @@
 #define IW_REF_STAG_LEN     65536u
 #define IW_REF_REJECT_PD    "REJECTME"
 
+/* perftest's bw tests the built-in DUT serves (ref_perftest.c). */
+enum iw_ref_perftest { IW_REF_PERFTEST_OFF, IW_REF_PERFTEST_SEND, IW_REF_PERFTEST_WRITE, IW_REF_PERFTEST_READ };
+
 typedef struct iw_ref_options {
 	const iw_profile *profile;
 	enum iw_role role;
@@ -58,6 +61,8 @@ typedef struct iw_ref_options {
 				     * (a responder's waits for the peer's first FPDU, rule 4) */
 	bool rping;                 /* the application is rdma-core's rping instead of the reflector
 				     * (docs/rping.md): server as responder, client (-C 2) as initiator */
+	int perftest;               /* enum iw_ref_perftest: the application is perftest's server
+				     * (ib_*_bw -R, suite/engine/perftest_msg.h) instead of the reflector */
 	bool reject_pd;             /* reflector: a Request carrying the private data "REJECTME" gets
 				     * R=1 (MPA-6.1-R2c: the application finds the PD unacceptable) */
 	uint8_t pd[IW_REF_PD_MAX];  /* private data of our Request or Reply */
@@ -76,6 +81,11 @@ typedef struct iw_ref_options {
 	bool once;                  /* serve one connection, then return */
 	int max_conns;              /* connections served at once; default 64 */
 	FILE *log;                  /* one line per connection event, or NULL */
+	bool batch;                 /* the server thread runs as SCHED_BATCH (Linux): octets a peer
+				     * in the same process sends do not make it preempt that peer, so
+				     * the peer (the network fuzzer) goes on sending while the server
+				     * takes what came in batches. Timing only: what it answers is
+				     * the same */
 } iw_ref_options;
 
 /* How many startup timeouts a startup frame that keeps making progress may take in all. */

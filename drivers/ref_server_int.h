@@ -7,6 +7,7 @@
  *   ref_conn.c     a connection made and freed, its model, and the reflector around the model
  *   ref_conn_io.c  a connection's octets moved through the fault stage both ways; timeouts, FIN
  *   ref_rping.c    rping (docs/rping.md) as the application instead of the reflector
+ *   ref_perftest.c perftest's server (ib_*_bw -R) as the application: its TCP control channel
  *
  * Everything here runs on the loop's thread, but for what ref_server.h says is thread-safe
  * (the fields under mu).
@@ -43,6 +44,17 @@ typedef struct rs_rping {
 	uint8_t start_buf[RS_RPING_SIZE], rdma_buf[RS_RPING_SIZE];
 } rs_rping;
 
+/* perftest's control channel on one connection (ref_perftest.c): a responder's connection is
+ * perftest's TCP control channel when its first octet is a digit (its version's). */
+enum { RS_PT_UNDECIDED, RS_PT_MPA, RS_PT_CONTROL };
+typedef struct rs_perftest {
+	int kind;                   /* RS_PT_* */
+	unsigned step;              /* messages answered */
+	int rem_version;            /* the peer's, in hundredths (perftest_msg.h) */
+	uint8_t buf[128];           /* the message being received */
+	size_t len;
+} rs_perftest;
+
 typedef struct rconn {
 	struct rconn *next;
 	unsigned id;
@@ -58,6 +70,7 @@ typedef struct rconn {
 	bool watch_reject;          /* still looking for a REJECTME Request */
 	bool app_close;             /* the application ends the connection (rping done or failed) */
 	rs_rping rping;
+	rs_perftest pt;
 	uint8_t sbuf[IW_MPA_FRAME_HDR_LEN + IW_MPA_IRDORD_LEN + 8];
 	size_t sbuf_len;
 	uint64_t in_total;
@@ -85,6 +98,7 @@ struct iw_ref_server {
 	rconn *conns;
 	int nconns;
 	uint8_t *shared_mem;        /* the reflector's buffer, one for all connections (docs/reflector.md) */
+	uint8_t *pt_mem;            /* perftest's buffer, one for all connections (ref_perftest.c) */
 	unsigned next_id;
 	int64_t redial_ms;
 	bool once_begun;
@@ -128,6 +142,15 @@ void rs_after_feed(void *arg);
 void rs_rping_config(const rconn *c, iw_conn_config *cfg);
 int rs_rping_register(rconn *c, iw_err *e);
 void rs_rping_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev);
+
+/* ref_perftest.c */
+void rs_perftest_config(const rconn *c, iw_conn_config *cfg);
+int rs_perftest_register(iw_ref_server *s, rconn *c, iw_err *e);
+/* A responder's first octets: perftest's control channel or an MPA connection. True when the
+ * n octets at data went to the control channel (answered there), false when they are MPA's. */
+bool rs_perftest_input(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n);
+/* The control channel's step (rs_conn_step's for it): false when the connection must be freed. */
+bool rs_perftest_step(iw_ref_server *s, rconn *c, int64_t now);
 
 /* ref_conn_io.c */
 

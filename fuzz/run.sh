@@ -5,7 +5,7 @@
 #   run.sh corpus      regenerate the seed corpora in build-fuzz/seeds/
 #   run.sh smoke       every target for FUZZ_SMOKE_TIME seconds (default 5); fails on any crash
 #   run.sh long        every target (or FUZZ_TARGET) for FUZZ_TIME seconds (default 600)
-#   run.sh bench       exec/s of every target over FUZZ_BENCH_TIME seconds (default 2), one line each
+#   run.sh bench       exec/s of every target over FUZZ_BENCH_TIME seconds (default 2), a table
 #
 # Each run keeps its corpus in build-fuzz/corpus/<target>/ (grown across runs), reads the seeds
 # from build-fuzz/seeds/<target>/, uses fuzz/fuzz_<target>.dict and the [libfuzzer] settings of
@@ -132,9 +132,14 @@ run() {
 	return 0
 }
 
+# A table: each target's exec/s (libFuzzer, ASan+UBSan, one core, from its seeds), against the
+# 5 000 exec/s every in-process target is held to (docs/fuzzing.md, "Speed"), with the load
+# average beside it: figures taken on a busy machine are lower, compare them only within a run.
 bench() {
 	[ -d "$B/seeds" ] || corpus
 	mkdir -p "$B/logs"
+	echo "fuzz exec/s: libFuzzer, ASan+UBSan, ${FUZZ_BENCH_TIME:-2} s each from the seed corpus, one at a time; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+	printf 'fuzz exec/s   %-16s %9s  %s\n' target exec/s "(target 5000)"
 	for t in $(targets); do
 		log=$B/logs/bench-$t.log
 		# A fresh run from the seeds (new inputs go to a scratch directory) so figures
@@ -145,8 +150,13 @@ bench() {
 			"$scratch" "$B/seeds/$t" >"$log" 2>&1
 		rm -rf "$scratch"
 		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-		echo "fuzz exec/s $t (libFuzzer, ASan+UBSan): ${rate:-failed, see $log}"
+		if [ -z "$rate" ]; then
+			printf 'fuzz exec/s   %-16s %9s  %s\n' "$t" "-" "failed, see $log"
+		else
+			printf 'fuzz exec/s   %-16s %9s  %s\n' "$t" "$rate" "$([ "$rate" -ge 5000 ] && echo ok || echo BELOW)"
+		fi
 	done
+	echo "fuzz exec/s: load average at the end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 }
 
 case "${1:-}" in

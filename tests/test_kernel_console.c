@@ -95,6 +95,26 @@ TEST(kernel_console_f3_is_two_reports_tied_to_the_mark_they_began_under)
 	CHECK(!p.open);
 }
 
+TEST(kernel_console_a_page_fault_and_its_oops_are_one_report)
+{
+	static const char pf[] = "[ 41.1] iwspec-mark: fuzz minimise run 0\n"
+				 "[ 41.650810] BUG: kernel NULL pointer dereference, address: 0000000000000004\n"
+				 "[ 41.651172] #PF: supervisor read access in kernel mode\n"
+				 "[ 41.651290] #PF: error_code(0x0000) - not-present page\n"
+				 "[ 41.651433] PGD 498d067 P4D 0\n"
+				 "[ 41.651658] Oops: 0000 [#1] PREEMPT SMP NOPTI\n"
+				 "[ 41.652038] Workqueue: siw_cm_wq siw_cm_work_handler [siw]\n"
+				 "[ 41.652038] RIP: 0010:memcpy_erms+0x6/0x10\n"
+				 "[ 41.652100]  siw_cm_work_handler+0x5a/0x900 [siw]\n"
+				 "[ 41.652200] ---[ end trace 0000000000000000 ]---\n";
+	kc_parser p;
+	kc_parser_init(&p);
+	kc_report r[2];
+	CHECK_EQ(kc_feed(&p, pf, sizeof pf - 1, r, 2), 1);
+	CHECK_STR(r[0].sig, "BUG: kernel NULL pointer dereference in siw_cm_work_handler");
+	CHECK_STR(r[0].mark, "fuzz minimise run 0");
+}
+
 TEST(kernel_console_a_stall_without_an_end_line_ends_when_flushed)
 {
 	static const char stall[] = "[ 90.0] iwspec-mark: fuzz run 7\n"

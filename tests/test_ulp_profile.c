@@ -93,16 +93,21 @@ TEST(ulp_profile_of_config)
 	d = dut(IW_ULP_RPING, false);
 	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->name, "rping-server");
 	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->name, "rping-client");
+	d = dut(IW_ULP_PERFTEST_WRITE, false);
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->name, "perftest-write-server");
+	CHECK_EQ(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->startup, IW_ULP_START_PERFTEST);
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->name, "perftest-write-client");
+	CHECK(!iw_ulp_profile_ready(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)));
 	size_t n;
 	const iw_ulp_profile *all = iw_ulp_profiles(&n);
 	CHECK(n >= 5);
 	for (size_t i = 0; i < n; i++) {
 		CHECK((all[i].provides & IW_CAP_CONFIG) == 0);
 		CHECK(iw_ulp_profile_find(all[i].name) == &all[i]);
-		CHECK((all[i].startup != IW_ULP_START_NONE && all[i].startup != IW_ULP_START_PERFTEST) ||
+		CHECK((all[i].startup != IW_ULP_START_NONE && all[i].startup != IW_ULP_START_PLANNED) ||
 		      all[i].why_not != NULL);
 		/* What `ulp =` can select runs its startup; the planned ones cannot be selected. */
-		CHECK_EQ(iw_ulp_profile_ready(&all[i]), all[i].ulp >= 0 && all[i].startup != IW_ULP_START_PERFTEST);
+		CHECK_EQ(iw_ulp_profile_ready(&all[i]), all[i].startup != IW_ULP_START_PLANNED);
 	}
 }
 

@@ -33,8 +33,11 @@ set -u
 DIR=$(cd "$(dirname "$0")/.." && pwd)
 cd "$DIR" || exit 2
 IWSPEC=${IWSPEC:-build/iwspec}
-OUT=out/interop/linux-siw
 NETNS=${IWSPEC_NETNS:-iwspec-siw}
+# Another namespace (two guests side by side from one tree) keeps its reports and its guest's
+# console apart too.
+OUT=out/interop/linux-siw${IWSPEC_NETNS:+-$IWSPEC_NETNS}
+CONSOLE=$(sh tools/siw-guest/boot.sh --run-dir)/console.log
 PASSES=${*:-responder initiator rping-responder rping-initiator findings patched}
 # The passes whose guest the next pass may reuse (see 2. above).
 LEAVE_CLEAN="rping-responder rping-initiator"
@@ -244,7 +247,7 @@ for pass in $PASSES; do
 	if [ "$pass" != patched ] && [ "$pass" != unpatched ]; then
 		run_cases "$pass" "$conf" "$sel" "$expect" "$JOBS"
 		t_suite=$((t_suite + $(now) - ts))
-		cp build/siw-guest/console.log "$OUT/$pass.console.log" 2>/dev/null
+		cp "$CONSOLE" "$OUT/$pass.console.log" 2>/dev/null
 		say "$pass: exit $rc in $(($(now) - ts)) s; reports in $OUT/$pass/, the guest's console in $OUT/$pass.console.log"
 		if [ "${INTEROP_WRITE_EXPECT:-}" = 1 ] && [ -f "$OUT/$pass.got" ]; then
 			cp "$OUT/$pass.got" "$expect"
@@ -256,9 +259,9 @@ for pass in $PASSES; do
 
 	# The patched pass. The findings the running module fixes are the ones its console names.
 	all=$(sed -n 's/^[^#][^ ]* \(F[0-9]*\).*/\1/p' docs/interop/siw-patches/series | tr '\n' ' ' | sed 's/ $//')
-	fixed=$(sed -n 's/^guest: siw patches: //p' build/siw-guest/console.log | tr -d '\r' | grep -o 'F[0-9]*' | tr '\n' ' ' | sed 's/ $//')
+	fixed=$(sed -n 's/^guest: siw patches: //p' "$CONSOLE" | tr -d '\r' | grep -o 'F[0-9]*' | tr '\n' ' ' | sed 's/ $//')
 	if [ $pass = unpatched ]; then
-		grep -q 'guest: siw module siw.ko loaded' build/siw-guest/console.log ||
+		grep -q 'guest: siw module siw.ko loaded' "$CONSOLE" ||
 			{ say "FAIL: unpatched: the guest did not load siw.ko" >&2; bad=1; continue; }
 		fixed=
 		say "unpatched: the patched pass's cases on siw.ko, against the verdicts duts/linux-siw.patched.cases keeps"
@@ -293,7 +296,7 @@ for pass in $PASSES; do
 		run_cases $pass-alone "$conf" "$OUT/patched-cases/alone" "$OUT/$pass-alone.expect" 1
 	fi
 	t_suite=$((t_suite + $(now) - ts))
-	cp build/siw-guest/console.log "$OUT/$pass.console.log" 2>/dev/null
+	cp "$CONSOLE" "$OUT/$pass.console.log" 2>/dev/null
 	say "$pass: exit $rc_main and $rc in $(($(now) - ts)) s; reports in $OUT/$pass/ and $OUT/$pass-alone/, the guest's console in $OUT/$pass.console.log"
 	cat "$OUT/$pass.got" "$OUT/$pass-alone.got" 2>/dev/null >"$OUT/$pass-all.got"
 	if [ "${INTEROP_WRITE_EXPECT:-}" = 1 ]; then

@@ -35,6 +35,7 @@ static void usage(FILE *f)
 		"                   [--max-findings N] [--no-minimize] [--first-run R] [--progress|--no-progress]\n"
 		"                   [--quiet] [--console FILE --console-mark HOST:PORT]\n"
 		"       iwspec fuzz --bench [--time T]\n"
+		"       iwspec fuzz --console-reports FILE\n"
 		"\n"
 		"Drives a DUT over TCP with randomized, structure-aware sequences (startup frames with mutated\n"
 		"fields, FPDUs with mutated headers, lengths, markers, CRCs, DDP placement fields, RDMAP opcodes,\n"
@@ -81,6 +82,8 @@ static void usage(FILE *f)
 		"  --console-mark HOST:PORT  the guest's iwspec-reflector --agent: each run is marked in the\n"
 		"                     console first (`mark TEXT`), so a report is tied to the run before it;\n"
 		"                     a guest whose agent stops answering ends the fuzzing (exit 3 without findings)\n"
+		"  --console-reports FILE  print every kernel report of a console file as --console reads it\n"
+		"                     (kind, signature and mark, tab-separated, then its lines) and exit: 0 none, 1 some\n"
 		"  --bench            measure the bare loopback rate (connect + 20-octet exchange + close) and\n"
 		"                     the fuzzer's rate against the built-in DUT, and print their ratio\n"
 		"\n"
@@ -247,6 +250,7 @@ int cmd_fuzz(int argc, char **argv)
 		{"quiet", no_argument, 0, 'q'},           {"bench", no_argument, 0, 'B'},
 		{"first-run", required_argument, 0, 'F'},
 		{"console", required_argument, 0, 'K'},   {"console-mark", required_argument, 0, 'A'},
+		{"console-reports", required_argument, 0, 'R'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	int64_t t0 = iw_net_now_ms(); /* --time counts from here: calibration is part of it */
@@ -314,6 +318,14 @@ int cmd_fuzz(int argc, char **argv)
 		case 'B': do_bench = true; break;
 		case 'K': console = optarg; break;
 		case 'A': console_mark = optarg; break;
+		case 'R': {
+			int n = fzk_print_reports(optarg, stdout, &e);
+			if (n < 0) {
+				fprintf(stderr, "iwspec fuzz: %s\n", e.msg);
+				return IW_EXIT_USAGE;
+			}
+			return n ? IW_EXIT_FAIL : IW_EXIT_OK;
+		}
 		case 'h': usage(stdout); return IW_EXIT_OK;
 		default: return bad("unknown or incomplete option '%s'", argv[optind - 1]);
 		}

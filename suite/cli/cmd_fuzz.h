@@ -41,6 +41,10 @@ bool fzk_pending(fz_kernel *k);
 unsigned fzk_handle(fz_kernel *k, nf_session *s, const nf_opts *o, const fz_runs *r);
 /* Keeps reading the console for ms (reports the kernel prints a little late). */
 void fzk_settle(fz_kernel *k, int64_t ms);
+/* --console-reports FILE: every report of a console file, one line each ("report", kind,
+ * signature and mark, tab-separated), its excerpt indented below it. Returns how many (-1 and e
+ * when the file cannot be read). */
+int fzk_print_reports(const char *path, FILE *out, iw_err *e);
 /* Kernel findings written, and reports of a signature already seen. */
 unsigned fzk_found(const fz_kernel *k);
 unsigned fzk_repeats(const fz_kernel *k);

@@ -251,6 +251,17 @@ int fz_bench(int64_t ms)
 	column("CPU us/exchange, echo", bare, pairs, offsetof(slice, cpu_other), "%.1f");
 	column("CPU us/run, harness", fz, pairs, offsetof(slice, cpu_main), "%.1f");
 	column("CPU us/run, built-in DUT", fz, pairs, offsetof(slice, cpu_other), "%.1f");
+	/* What the rates would give if both sides were bound by CPU alone: the process's CPU time per
+	 * bare exchange over its CPU time per fuzz run, pair by pair. Load moves it far less than the
+	 * rates (a busy machine delays both threads, it does not make them use more CPU), so it says
+	 * whether the fuzzer itself got dearer. */
+	double cpur[BENCH_MAX_PAIRS];
+	for (int i = 0; i < pairs; i++) {
+		double f = fz[i].cpu_main + fz[i].cpu_other;
+		cpur[i] = f > 0 ? (bare[i].cpu_main + bare[i].cpu_other) / f : 0;
+	}
+	printf("netfuzz: CPU per bare exchange / CPU per fuzz run: median %.2f (%.2f - %.2f)\n", quantile(cpur, pairs, 0.5),
+	       quantile(cpur, pairs, 0), quantile(cpur, pairs, 1));
 	printf("netfuzz: runs %llu, findings %llu, coverage %u/%u\n", (unsigned long long)z.run,
 	       (unsigned long long)z.findings, have, total);
 	printf("netfuzz: ratio fuzz / bare: median %.2f, spread %.2f - %.2f, middle half %.2f - %.2f (target: median >= "

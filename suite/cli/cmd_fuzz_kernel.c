@@ -14,6 +14,8 @@
  *                                 that were in flight (the marked run and the NF_SLOTS - 1 before
  *                                 it), each recorded once more as a case
  *
+ * With --no-minimize the candidate runs are named in seed.txt and not recorded.
+ *
  * The kernel that reported is tainted, so what its later runs show is weak evidence: a kernel
  * finding is confirmed by replaying its candidates on a fresh guest (tools/fuzz-siw.sh), not
  * here. The recording runs here are marked too ("kernel N record run R"), and seed.txt says
@@ -173,6 +175,9 @@ static int record(fz_kernel *k, nf_session *s, unsigned n, const nf_prog *p, con
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		if (!strncmp(line, "id: ", 4))
 			iw_atomic_printf(af, "%s\n", id);
+		else if (!strncmp(line, "title: ", 7))
+			iw_atomic_printf(af, "title: \"A candidate for kernel finding %u: run %llu of seed %llu\"\n", n,
+					 (unsigned long long)p->run, (unsigned long long)p->seed);
 		else if (!strncmp(line, "# iwspec fuzz: finding ", 23))
 			; /* the network finding's headline does not apply */
 		else
@@ -266,6 +271,12 @@ static void write_one(fz_kernel *k, nf_session *s, const nf_opts *o, const fz_ru
 			const nf_prog *p = r->prog(r->ctx, x);
 			if (!p)
 				continue;
+			if (o->no_minimize) {
+				/* Written as found: the runs are named, not recorded (--first-run R --runs 1). */
+				snprintf(notes + strlen(notes), sizeof notes - strlen(notes), "run %llu may be it; ",
+					 (unsigned long long)x);
+				continue;
+			}
 			bool again = false;
 			snprintf(path, sizeof path, "%s/case-run-%llu.iwt", dir, (unsigned long long)x);
 			if (record(k, s, n, p, rep->sig, path, &again, &e) == IW_OK) {
@@ -335,4 +346,30 @@ void fzk_settle(fz_kernel *k, int64_t ms)
 		sleep_ms(200);
 		collect(k, FZK_QUIET_MS);
 	}
+}
+
+int fzk_print_reports(const char *path, FILE *out, iw_err *e)
+{
+	kc_console c;
+	if (kc_console_open(&c, path, e))
+		return -1;
+	c.off = 0; /* all of it */
+	int n = 0;
+	kc_report *r = malloc(8 * sizeof *r);
+	if (!r)
+		return iw_errf(e, IW_ENOSPC, "out of memory");
+	size_t got;
+	do {
+		got = kc_console_poll(&c, 0, r, 8);
+		for (size_t i = 0; i < got; i++, n++) {
+			fprintf(out, "report\t%s\t%s\t%s\n", r[i].kind, r[i].sig, r[i].mark);
+			for (const char *l = r[i].excerpt; *l;) {
+				size_t len = strcspn(l, "\n");
+				fprintf(out, "    %.*s\n", (int)len, l);
+				l += len + (l[len] == '\n');
+			}
+		}
+	} while (got == 8);
+	free(r);
+	return n;
 }

@@ -197,8 +197,9 @@ static void one_line(kc_parser *p, kc_report *out, size_t *n, size_t cap)
 	bool trig = kc_trigger(line, kind, sizeof kind, sig, sizeof sig);
 	/* A new report: after the end line of the one before, or well into one without such a line
 	 * (an RCU stall). Within its first lines a trigger is the same report going on (a
-	 * refcount_t line is followed by the WARNING that prints it). */
-	if (p->open && trig && (p->ended || p->cur.nlines > 3))
+	 * refcount_t line is followed by the WARNING that prints it), and an "Oops:" line always is: a
+	 * page fault's BUG prints its address first. */
+	if (p->open && trig && (p->ended || (p->cur.nlines > 3 && strcmp(kind, "Oops"))))
 		finish(p, out, n, cap);
 	if (!p->open && trig) {
 		memset(&p->cur, 0, sizeof p->cur);

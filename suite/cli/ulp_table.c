@@ -20,7 +20,7 @@ static bool runs(const iw_case *c, const iw_ulp_profile *u)
 {
 	char why[256];
 	iw_ulp_profile as_if = *u;
-	if (as_if.startup == IW_ULP_START_PERFTEST)
+	if (as_if.startup == IW_ULP_START_PLANNED)
 		as_if.startup = IW_ULP_START_FRAMES;
 	return role_fits(c, u) && !iw_ulp_unmet(c, &as_if, why, sizeof why);
 }
@@ -55,10 +55,14 @@ void iw_ulp_table_write(FILE *f, const iw_catalog *cat)
 			}
 		char prov[256];
 		iw_needs_text(pr[p].provides, &pr[p].amounts, prov, sizeof prov);
-		const char *ulp = pr[p].ulp == IW_ULP_REFLECTOR ? "reflector"
-				  : pr[p].ulp == IW_ULP_RPING   ? "rping"
-				  : pr[p].ulp == IW_ULP_NONE    ? "none"
-								: "(planned)";
+		static const char *const ulps[] = {
+			[IW_ULP_REFLECTOR] = "reflector", [IW_ULP_RPING] = "rping", [IW_ULP_NONE] = "none",
+			[IW_ULP_PERFTEST_SEND] = "perftest-send", [IW_ULP_PERFTEST_WRITE] = "perftest-write",
+			[IW_ULP_PERFTEST_READ] = "perftest-read",
+		};
+		const char *ulp = pr[p].ulp >= 0 && pr[p].ulp <= IW_ULP_PERFTEST_READ ? ulps[pr[p].ulp] : "?";
+		if (!iw_ulp_profile_ready(&pr[p]))
+			ulp = "(planned)";
 		fprintf(f, "| %s | %s | `%s` | %s | %zu | %zu |\n", pr[p].name, ulp, pr[p].dut_runs,
 			*prov ? prov : "(nothing)", n, dr);
 	}

@@ -120,6 +120,10 @@ struct hconn {
 	uint32_t adv_len;
 	uint8_t *adv_mem;           /* the model's copy of that buffer (of every buffer advertised) */
 	size_t adv_mem_cap;
+	/* perftest's control channel (exec_perftest.c): a TCP connection of its own, fd + 1 (0: none) */
+	int pt_fd1;
+	int pt_version;             /* the DUT's perftest version, in hundredths */
+	uint32_t pt_cycle, pt_cache;    /* cycle buffer and cache line size both sides agreed */
 	/* the model of a conforming DUT, fed what the harness sends on this connection */
 	iw_conn *model;
 	bool model_m, model_c;      /* the M and C bits the model's own frame has */
@@ -343,6 +347,14 @@ bool ex_exp_close(ctx *x, const iw_step *s);
 bool ex_exp_silence(ctx *x, const iw_step *s);
 /* The buffer a DUT advertised (greeting, rping info) made known to the connection's model. */
 void ex_adv_to_model(hconn *h);
+
+/* exec_perftest.c. Against perftest's server (ulp = perftest-*: suite/engine/perftest_msg.h),
+ * before h's MPA connection: its control channel to the same port, through the version, the
+ * system data and the MTU; after the startup frames: the keys, three times, and the DUT's become
+ * the connection's advertised buffer. ex_perftest_close ends the control channel. */
+bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms);
+bool ex_perftest_keys(ctx *x, int64_t within_ms);
+void ex_perftest_close(hconn *h);
 
 /* exec_arrivals.c. The DUT's octets already read on the current connection that no expectation
  * takes (while `measure close` or `expect close allow_data=1` waits, what breaks a silence or a

@@ -4,6 +4,7 @@
  * feeding the model of a conforming DUT what was sent.
  */
 #include "exec_int.h"
+#include "ulp_profile.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -58,6 +59,7 @@ void ex_hconn_close(hconn *h)
 void ex_hconn_free(hconn *h)
 {
 	ex_hconn_close(h);
+	ex_perftest_close(h);
 	free(h->in);
 	free(h->rx);
 	free(h->pre);
@@ -375,6 +377,12 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	int fd = -1;
 	int rc = IW_EINVAL;
 	bool raw = x->o->dut.raw_ifname[0] != '\0';
+	/* A DUT that runs perftest's server listens for the test connection only once its control
+	 * channel has been through the version, the system data and the MTU (exec_perftest.c). */
+	if (!raw && x->dut_role == IW_ROLE_RESPONDER &&
+	    iw_ulp_profile_of(&x->o->dut, x->dut_role)->startup == IW_ULP_START_PERFTEST &&
+	    !ex_perftest_prelude(x, h, timeout_ms))
+		return false;
 	if (raw) {
 		rc = ex_raw_open(x, h, timeout_ms, mss, &e);
 		if (rc == EX_RAW_JUDGED)

@@ -55,6 +55,8 @@ static bool ulp_startup(ctx *x, int64_t within_ms, int line)
 		ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
 		return ex_exp_message(x, &st, false);
 	}
+	if (u->startup == IW_ULP_START_PERFTEST)
+		return ex_perftest_keys(x, within_ms);
 	if (u->startup != IW_ULP_START_REFLECTOR)
 		return ex_herror(x, "line %d: startup: ulp profile %s has no way to full operation iwspec speaks: %s", line,
 				 u->name, u->why_not ? u->why_not : "?");

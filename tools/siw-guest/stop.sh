@@ -4,6 +4,8 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=$(cd "$HERE/../.." && pwd)/build/siw-guest
 NETNS=${IWSPEC_NETNS:-iwspec-siw}
+# Another namespace's guest keeps its files apart (boot.sh).
+[ "$NETNS" = iwspec-siw ] || OUT=$OUT/ns-$NETNS
 pid=$(cat "$OUT/qemu.pid" 2>/dev/null)
 if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 	kill "$pid"
