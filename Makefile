@@ -178,11 +178,11 @@ interop: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tools/interop-siw.sh
 
 # A fuzzing campaign against Linux siw in the guest, its kernel's console as an oracle
-# (tools/fuzz-siw.sh, docs/fuzzing-network.md): FUZZ_TIME (default 10m), FUZZ_SEED (default 1),
+# (tools/fuzz-siw.sh, docs/fuzzing-network.md): SIW_FUZZ_TIME (default 10m), SIW_FUZZ_SEED (default 1),
 # KASAN=1 for the sanitizer kernel (tools/siw-guest/build-kasan.sh); out/fuzz-siw/summary.{json,html}.
 .PHONY: fuzz-siw
 fuzz-siw: $(BUILD)/iwspec
-	IWSPEC=$(BUILD)/iwspec bash tools/fuzz-siw.sh --time $(or $(FUZZ_TIME),10m) --seed $(or $(FUZZ_SEED),1) \
+	IWSPEC=$(BUILD)/iwspec bash tools/fuzz-siw.sh --time $(or $(SIW_FUZZ_TIME),10m) --seed $(or $(SIW_FUZZ_SEED),1) \
 		$(if $(filter 1,$(KASAN)),--kasan --out out/fuzz-siw-kasan)
 
 # The whole suite against the built-in DUT in every profile, for each DUT configuration

@@ -96,10 +96,12 @@ t_all=$(now)
 	exit 1
 }
 rc=0
-[ $RUNNING = 1 ] || sh tools/siw-guest/build.sh --reflector build/iwspec-reflector >/dev/null
-[ $RUNNING = 1 ] || rc=$?
-[ $rc -eq 77 ] && skip "the guest cannot be built here"
-[ $rc -eq 0 ] || { say "FAIL: the guest build failed" >&2; exit 1; }
+if [ $RUNNING = 0 ]; then
+	sh tools/siw-guest/build.sh --reflector build/iwspec-reflector >build/fuzz-siw-guest-build.log 2>&1
+	rc=$?
+fi
+[ $rc -eq 77 ] && skip "the guest cannot be built here ($(tail -1 build/fuzz-siw-guest-build.log))"
+[ $rc -eq 0 ] || { tail -20 build/fuzz-siw-guest-build.log >&2; say "FAIL: the guest build failed" >&2; exit 1; }
 BOOTOPT=
 if [ $KASAN = 1 ]; then
 	sh tools/siw-guest/build-kasan.sh || { say "FAIL: the sanitizer kernel did not build (tools/siw-guest/build-kasan.sh)" >&2; exit 1; }
