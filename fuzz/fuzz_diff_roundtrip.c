@@ -62,6 +62,12 @@ static void rt_frame(fz *f)
 	if (!p->enhanced)
 		a.res &= (uint8_t)~IW_MPA_FLAG_ENHANCED & IW_MPA_RES_MASK_DRAFT;
 	a.rev = fz_u8(f);
+	/* 0x10 is the Enhanced flag only in a Rev 2 frame (iw_mpa_frame_enhanced); in another it is
+	 * a Res bit, and the frame carries no IRD/ORD block. */
+	if (a.enhanced && a.rev != 2) {
+		a.enhanced = a.has_irdord = false;
+		a.res |= IW_MPA_FLAG_ENHANCED;
+	}
 	a.ird = fz_u16(f) & IW_MPA_IRDORD_MASK;
 	a.ord = fz_u16(f) & IW_MPA_IRDORD_MASK;
 	if (!a.has_irdord)

@@ -75,7 +75,8 @@ int iw_fuzz_mpa_frame(const uint8_t *data, size_t size)
 		 fr.pd_len, pdl);
 	FZ_CHECK(fr.pd >= buf + IW_MPA_FRAME_HDR_LEN && fr.pd + fr.pd_len <= buf + flen, "pd outside the frame");
 	FZ_CHECK(!fr.has_irdord || (p->enhanced && fr.enhanced), "IRD/ORD block outside RFC 6581 Enhanced");
-	unsigned resmask = p->enhanced ? IW_MPA_RES_MASK_ENH : IW_MPA_RES_MASK_DRAFT;
+	/* 0x10 is the Enhanced flag only in an RFC 6581 frame of Rev 2, a Res bit elsewhere. */
+	unsigned resmask = iw_mpa_frame_enhanced(p, buf[16], buf[17]) ? IW_MPA_RES_MASK_ENH : IW_MPA_RES_MASK_DRAFT;
 	FZ_CHECK(fr.res == (buf[16] & resmask), "Res 0x%x from flags 0x%x", fr.res, buf[16]);
 
 	/* Round trip: the frame as decoded encodes to the same octets. */
