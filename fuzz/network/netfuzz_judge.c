@@ -23,6 +23,7 @@
 
 #include "iw_proto.h"
 #include "mpa_frame.h"
+#include "verify.h"
 
 void nf_find(nf_finding *f, enum nf_fkind k, const char *req, bool timing, const char *fmt, ...)
 {
@@ -85,20 +86,6 @@ static const char *extra_req(const nf_obs *o)
 	return "DDP-7.4-01";
 }
 
-/* The receiver-side frame checks name the receiver's rule; the DUT sent the frame. */
-static const char *sender_req(const char *r, enum iw_mpa_kind kind)
-{
-	if (!r)
-		return "MPA-6.1.1-08";
-	if (!strcmp(r, "MPA-6.1.1-07"))
-		return "MPA-6.1.1-06";
-	if (!strcmp(r, "MPA-6.1-R5") || !strcmp(r, "MPA-6.1-R8a"))
-		return kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01";
-	if (!strcmp(r, "MPA-6.1-R9a"))
-		return "MPA-6.1.1-08";
-	return r;
-}
-
 bool nf_judge_frame_head(const iw_profile *p, enum iw_mpa_kind kind, const uint8_t *g, size_t glen, nf_finding *f)
 {
 	if (glen < IW_MPA_FRAME_HDR_LEN)
@@ -109,10 +96,11 @@ bool nf_judge_frame_head(const iw_profile *p, enum iw_mpa_kind kind, const uint8
 		return true; /* a profile without startup frames */
 	iw_violation vs[8];
 	iw_viol_list l = {.v = vs, .cap = 8};
-	iw_mpa_frame_check(p, &gf, kind, &l);
+	/* The DUT sent the frame: its sender's rule, as the runner and decode name it. */
+	iw_verify_startup_frame(p, &gf, kind, &l);
 	if (!l.n)
 		return true;
-	nf_find(f, NF_F_FRAME, sender_req(vs[0].req, kind), false, "the DUT's %s is not one a conforming DUT sends: %s",
+	nf_find(f, NF_F_FRAME, vs[0].req, false, "the DUT's %s is not one a conforming DUT sends: %s",
 		kind == IW_MPA_REPLY ? "Reply" : "Request", vs[0].detail);
 	return false;
 }
@@ -298,7 +286,8 @@ static bool frame_fields_agree(const nf_obs *o, const iw_mpa_frame *gf, const iw
 		return false;
 	}
 	if (gf->rev != mf->rev) {
-		nf_find(f, NF_F_FRAME, "MPA-6.1.1-06", false, "the DUT's %s has Rev %u, a conforming DUT's %u", kname,
+		nf_find(f, NF_F_FRAME, iw_verify_startup_sender_req(p, "MPA-6.1.1-07", dut_kind), false,
+			"the DUT's %s has Rev %u, a conforming DUT's %u", kname,
 			gf->rev, mf->rev);
 		return false;
 	}

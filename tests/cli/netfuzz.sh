@@ -67,8 +67,8 @@ if [ -d "$tmp/clean/finding-1" ]; then bad "clean DUT wrote a finding"; else ok;
 # the same seed finds the same thing again.
 expect 1 "reply-wrong-rev found" "$IWSPEC" fuzz --mutant reply-wrong-rev --seed 3 --runs 200 --max-findings 1 \
 	--out "$tmp/rev1" --no-progress
-contains "MPA-6.1.1-06" "reply-wrong-rev requirement"
-contains "the case reproduces it (FAIL \[MPA-6.1.1-06\])" "reply-wrong-rev case checked before it is reported"
+contains "RFC5044-7.1.1-01" "reply-wrong-rev requirement (RFC 5044's sender Rev rule, as run and decode name it)"
+contains "the case reproduces it (FAIL \[RFC5044-7.1.1-01\])" "reply-wrong-rev case checked before it is reported"
 exists "$tmp/rev1/finding-1/case.iwt" "reply-wrong-rev case"
 exists "$tmp/rev1/finding-1/capture.pcap" "reply-wrong-rev pcap"
 exists "$tmp/rev1/finding-1/seed.txt" "reply-wrong-rev seed"
