@@ -116,7 +116,7 @@ TEST(netfuzz_frame_header_is_judged_by_the_engine)
 	iw_mpa_frame_set_pd_length(b, 65535);
 	CHECK(!nf_judge_frame_head(p, IW_MPA_REPLY, b, IW_MPA_FRAME_HDR_LEN, &v));
 	CHECK_EQ(v.kind, NF_F_FRAME);
-	CHECK_STR(v.req, "MPA-6.1.1-08");
+	CHECK_STR(v.req, "RFC5044-7.1.1-04");  /* RFC 5044's sender rule: PD_Length at most 512 */
 	CHECK(strstr(v.detail, "PD_Length 65535") != NULL);
 	CHECK(strstr(v.detail, "512") != NULL);
 	/* Fewer than 20 octets: nothing to judge yet. */
