@@ -286,7 +286,7 @@ static bool frame_fields_agree(const nf_obs *o, const iw_mpa_frame *gf, const iw
 		return false;
 	}
 	if (gf->rev != mf->rev) {
-		nf_find(f, NF_F_FRAME, iw_verify_startup_sender_req(p, "MPA-6.1.1-07", dut_kind), false,
+		nf_find(f, NF_F_FRAME, iw_verify_startup_rev_req(p, mf->rev), false,
 			"the DUT's %s has Rev %u, a conforming DUT's %u", kname,
 			gf->rev, mf->rev);
 		return false;

@@ -330,6 +330,8 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 		 * R=0 to accept it (R2f, or the Request's own R taken for an answer: R1); in a Request
 		 * it is only a reserved zero (MPA-6.1.1-R1). */
 		const char *freq = fields[i].req;
+		if (!strcmp(fields[i].name, "rev"))
+			freq = iw_verify_startup_rev_req(x->p, (uint8_t)iw_step_arg(s, "rev")->i);
 		if (!strcmp(fields[i].name, "r") && kind == IW_MPA_REPLY)
 			freq = f.r ? ex_reply_r_req(x) : "MPA-6.1-R2c";
 		return ex_fail(x, freq, "%s: %s (seen: %s)", ex_kind_name(kind), why, sum);

@@ -209,8 +209,8 @@ bool ex_exp_as_model(ctx *x, const iw_step *s)
 				       "the DUT answered R=%d where a conforming DUT answers R=%d%s", x->h->got_frame.r, mf.r,
 				       x->h->got_frame.r && x->h->sent_frame.r ? " (the Request's R=1 is not checked)" : "");
 		if (x->h->got_frame.rev != mf.rev)
-			return ex_fail(x, "MPA-6.1.1-06", "the DUT's %s has Rev=%u, the profile requires %u", ex_kind_name(k),
-				    x->h->got_frame.rev, mf.rev);
+			return ex_fail(x, iw_verify_startup_rev_req(x->p, mf.rev), "the DUT's %s has Rev=%u, the profile requires %u",
+				       ex_kind_name(k), x->h->got_frame.rev, mf.rev);
 		if (mf.c && !x->h->got_frame.c && ex_c0_held(x))
 			return ex_fail(x, "MPA-5.2-03", "the DUT answered C=0 in its default configuration; CRCs must be on");
 		return true;

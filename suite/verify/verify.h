@@ -171,6 +171,12 @@ bool iw_verify_startup_frame(const iw_profile *p, const iw_mpa_frame *f, enum iw
 /* The sender's rule behind a receiver's under profile p (as iw_verify_startup_frame names it). */
 const char *iw_verify_startup_sender_req(const iw_profile *p, const char *receiver_req, enum iw_mpa_kind kind);
 
+/* The sender's Rev rule a frame breaks whose Rev (one the receiver accepts) is not want_rev, the
+ * one its sender had to send: RFC6581-9.1-01 where that is an enhanced frame's 2, else the
+ * profile's Rev rule as iw_verify_startup_sender_req names it (for the model's and a case's own
+ * Rev expectations). */
+const char *iw_verify_startup_rev_req(const iw_profile *p, uint8_t want_rev);
+
 /* The sender's rules iw_verify_startup_frame applies to a frame of this kind under p (static
  * strings, at most cap of them into rules): for a runner's list of what it judged. */
 size_t iw_verify_startup_rules(const iw_profile *p, enum iw_mpa_kind kind, const char **rules, size_t cap);

@@ -28,6 +28,13 @@ const char *iw_verify_startup_sender_req(const iw_profile *p, const char *receiv
 	return receiver_req;
 }
 
+const char *iw_verify_startup_rev_req(const iw_profile *p, uint8_t want_rev)
+{
+	if (p->enhanced && want_rev == 2)
+		return "RFC6581-9.1-01";
+	return rfc_profile(p) ? "RFC5044-7.1.1-01" : "MPA-6.1.1-06";
+}
+
 size_t iw_verify_startup_rules(const iw_profile *p, enum iw_mpa_kind kind, const char **rules, size_t cap)
 {
 	const char *all[6];
