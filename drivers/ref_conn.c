@@ -68,6 +68,8 @@ void rs_drain_events(iw_ref_server *s, rconn *c)
 		iw_err e;
 		if (c->o.rping)
 			rs_rping_event(s, c, &ev);
+		if (c->o.perftest)
+			rs_perftest_event(s, c, &ev);
 		switch (ev.kind) {
 		case IW_EV_FRAME_ACCEPTED:
 			rs_log(s, c, "startup frame accepted (M=%d C=%d R=%d Rev %u, %u octets of private data)", ev.frame.m,

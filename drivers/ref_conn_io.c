@@ -58,8 +58,6 @@ bool rs_conn_step(iw_ref_server *s, rconn *c, int64_t now)
 		return true;
 	if (c->st == RC_DRAINING)
 		return !(c->peer_eof || now >= c->drain_deadline_ms);
-	if (c->pt.kind == RS_PT_CONTROL)
-		return rs_perftest_step(s, c, now);
 	iw_fault_conn *f = &c->fault;
 	/* Pump and write until the model has nothing more or the socket takes no more. */
 	for (int i = 0; i < 8; i++) {
@@ -140,7 +138,7 @@ bool rs_conn_readable(iw_ref_server *s, rconn *c, int64_t now)
 		}
 		if (n == 0) {
 			c->peer_eof = true;
-			if (c->st == RC_OPEN && c->pt.kind != RS_PT_CONTROL) {
+			if (c->st == RC_OPEN) {
 				rs_log(s, c, "the peer closed (FIN)");
 				iw_conn_peer_closed(c->model);
 				rs_drain_events(s, c);
@@ -151,8 +149,6 @@ bool rs_conn_readable(iw_ref_server *s, rconn *c, int64_t now)
 		c->last_in_ms = now;
 		if (c->st != RC_OPEN)
 			return true; /* draining: discarded */
-		if (rs_perftest_input(s, c, s->rbuf, (size_t)n))
-			continue; /* perftest's control channel, answered there */
 		c->fault.read_short = (size_t)n < sizeof s->rbuf;
 		if (c->fault.mutant == IW_MUTANT_RESYNC_ON_READ)
 			(void)iw_net_tcp_ooo_packets(c->fd, &c->fault.ooo_packets);

@@ -2,25 +2,25 @@
  * ref_perftest.c - the built-in DUT as perftest's server (ib_send_bw, ib_write_bw, ib_read_bw
  * run with -R), written from suite/engine/perftest_msg.h's description of its wire protocol.
  *
- * perftest's server accepts one TCP connection on its port, its control channel, closes its
- * listener and then listens there through rdma_cm. The built-in DUT keeps one listener: a
- * connection whose first octet is a digit (the version's, "6.06") is taken as a control channel
- * (an MPA Request's is 'M', or whatever a case puts there, never a digit in the cases), answered message by message as perftest's server answers (the version, from 5.32 the
- * cycle buffer and cache line size, from 5.1 the MTU, then its keys to each of the client's),
- * and every other connection is an MPA connection of the test. Since the control channel and
- * the MPA connection cannot be paired, the keys name one buffer for all of them: one memory of
+ * perftest's server takes a comm connection first and answers each of the client's Sends on it
+ * with one of its own (the version, from 5.32 the cycle buffer and cache line size, from 5.1 the
+ * MTU, then its keys to each of the client's), and takes the test connection between the MTU and
+ * the keys. The built-in DUT serves both on its one listener, every connection alike: one whose
+ * first Send is a perftest version is a comm connection and is answered so; any other is a test
+ * connection. Since the two cannot be paired, the keys name one buffer for all: one memory of
  * 2 x 65536 octets registered under one STag on every connection (a perftest run has one MR),
- * with the access of the mode, vaddr at its second half as perftest gives it. ib_send_bw's
- * server keeps receives of 65536 octets posted: as many as the engine's sink holds (32; perftest
- * posts 512).
+ * with the access of the mode, vaddr at its second half as perftest gives it. Each connection
+ * keeps receives posted: ib_send_bw's server receives of 65536 octets, as many as the engine's
+ * sink holds (32; perftest posts 512), the others the one receive of 56 octets of the comm
+ * connection. A message the flow does not expect ends the connection, as perftest exits.
  */
 #include "ref_server_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
-#include "net.h"
+#include "iw_octets.h"
+#include "iw_proto.h"
 #include "perftest_msg.h"
 
 #define PT_STAG 0x00b00001u
@@ -33,11 +33,15 @@ void rs_perftest_config(const rconn *c, iw_conn_config *cfg)
 	if (c->o.perftest == IW_REF_PERFTEST_SEND) {
 		cfg->recv_buffers = PT_RECVS;
 		cfg->recv_buffer_size = IW_PERFTEST_SIZE;
+	} else {
+		cfg->recv_buffers = 1;
+		cfg->recv_buffer_size = IW_PERFTEST_RECV_LEN;
 	}
 }
 
 int rs_perftest_register(iw_ref_server *s, rconn *c, iw_err *e)
 {
+	memset(&c->pt, 0, sizeof c->pt);
 	if (!s->pt_mem)
 		s->pt_mem = calloc(1, 2 * PT_HALF);
 	if (!s->pt_mem)
@@ -52,7 +56,7 @@ int rs_perftest_register(iw_ref_server *s, rconn *c, iw_err *e)
 	return iw_conn_register(c->model, PT_STAG, PT_BASE, s->pt_mem, 2 * PT_HALF, acc, e);
 }
 
-/* The size of the next message the client sends, by what has been answered and its version. */
+/* The size of the client's message after `step` answered ones, by its version. */
 static size_t next_len(const rs_perftest *p)
 {
 	unsigned step = p->step;
@@ -72,85 +76,60 @@ static size_t next_len(const rs_perftest *p)
 	return IW_PERFTEST_KEYS_LEN;
 }
 
-static void put(rconn *c, const void *b, size_t n)
+static void fail(iw_ref_server *s, rconn *c, const char *why)
 {
-	if (iw_txbuf_room(&c->tx) < n) {
-		c->app_close = true;    /* a client that reads none of our answers */
-		return;
-	}
-	memcpy(iw_txbuf_tail(&c->tx), b, n);
-	c->tx.len += n;
+	rs_log(s, c, "perftest: %s: exiting", why);
+	c->app_close = true;
 }
 
-/* The server's answer to the message in p->buf. */
-static void answer(iw_ref_server *s, rconn *c)
+static void answer(iw_ref_server *s, rconn *c, const uint8_t *msg, size_t n)
 {
 	rs_perftest *p = &c->pt;
-	size_t n = p->len;
 	uint8_t out[IW_PERFTEST_KEYS_LEN];
+	size_t nout = n;
 	if (p->step == 0) {
-		p->rem_version = iw_perftest_version_parse(p->buf);
-		rs_log(s, c, "perftest: the client is version %d.%02d", p->rem_version / 100, p->rem_version % 100);
 		iw_perftest_version_encode(out, IW_PERFTEST_VERSION);
-		put(c, out, IW_PERFTEST_VERSION_LEN);
-		if (p->rem_version < IW_PERFTEST_MIN_VERSION) {
-			rs_log(s, c, "perftest: a client older than 5.70 is refused, as perftest refuses it");
-			c->app_close = true;
-		}
-	} else if (n == IW_PERFTEST_KEYS_LEN) {
-		iw_perftest_keys k;
-		if (!iw_perftest_keys_parse(p->buf, &k)) {
-			rs_log(s, c, "perftest: the client's keys do not parse: closing");
-			c->app_close = true;
-			return;
-		}
+	} else if (n == IW_PERFTEST_KEYS_LEN && next_len(p) == IW_PERFTEST_KEYS_LEN) {
 		iw_perftest_keys mine = {
 			.out_reads = 16, .qpn = 0x000101, .psn = 0x00abcd, .rkey = PT_STAG, .vaddr = PT_BASE + PT_HALF,
 			.gid = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1 },
 		};
 		iw_perftest_keys_encode(out, &mine);
-		put(c, out, IW_PERFTEST_KEYS_LEN);
 	} else if (n == IW_PERFTEST_INT_LEN && p->rem_version >= 532 && p->step <= 2) {
-		uint32_t v = p->step == 1 ? IW_PERFTEST_CYCLE_BUFFER : IW_PERFTEST_CACHE_LINE;
-		uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
-		put(c, b, sizeof b);
+		iw_put_be32(out, p->step == 1 ? IW_PERFTEST_CYCLE_BUFFER : IW_PERFTEST_CACHE_LINE);
 	} else {
-		uint8_t m[IW_PERFTEST_INT_LEN] = { 0 };
-		iw_perftest_mtu_encode(m, 3);   /* IBV_MTU_1024, what an iWARP device on Ethernet reports */
-		put(c, m, n);
+		memset(out, 0, sizeof out);
+		iw_perftest_mtu_encode(out, 3);   /* IBV_MTU_1024, what an iWARP device on Ethernet reports */
 	}
+	(void)msg;
+	iw_err e;
+	if (iw_conn_send(c->model, IW_OP_SEND, out, nout, &e) != IW_OK)
+		fail(s, c, e.msg);
 	p->step++;
 }
 
-bool rs_perftest_input(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n)
+void rs_perftest_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev)
 {
 	rs_perftest *p = &c->pt;
-	if (!c->o.perftest || c->o.role != IW_ROLE_RESPONDER || p->kind == RS_PT_MPA || n == 0)
-		return false;
-	if (p->kind == RS_PT_UNDECIDED) {
-		p->kind = data[0] >= '0' && data[0] <= '9' ? RS_PT_CONTROL : RS_PT_MPA;
-		if (p->kind == RS_PT_MPA)
-			return false;
-		rs_log(s, c, "perftest: a control channel");
-	}
-	for (size_t i = 0; i < n && !c->app_close; i++) {
-		p->buf[p->len++] = data[i];
-		if (p->len == next_len(p)) {
-			answer(s, c);
-			p->len = 0;
+	if (ev->kind != IW_EV_SEND || p->test || c->app_close)
+		return;
+	if (!p->comm) {
+		int v = ev->len == IW_PERFTEST_VERSION_LEN ? iw_perftest_version_parse(ev->data) : -1;
+		if (v < 0) {
+			p->test = true;     /* a test connection: its Sends are ib_send_bw's data */
+			return;
 		}
+		p->comm = true;
+		p->rem_version = v;
+		rs_log(s, c, "perftest: a comm connection, the client is version %d.%02d", v / 100, v % 100);
+		answer(s, c, ev->data, ev->len);
+		if (v < IW_PERFTEST_MIN_VERSION)
+			fail(s, c, "a client older than 5.70 is refused");
+		return;
 	}
-	return true;
-}
-
-bool rs_perftest_step(iw_ref_server *s, rconn *c, int64_t now)
-{
-	if (!rs_flush(s, c, now))
-		return false;
-	if ((c->peer_eof || c->app_close) && c->tx.len == 0) {
-		rs_log(s, c, "perftest: the control channel ends");
-		shutdown(c->fd, SHUT_WR);
-		return false;
+	if (ev->len != next_len(p)) {
+		fail(s, c, "a message of a size the comm connection does not expect");
+		return;
 	}
-	return true;
+	answer(s, c, ev->data, ev->len);
 }

@@ -7,7 +7,7 @@
  *   ref_conn.c     a connection made and freed, its model, and the reflector around the model
  *   ref_conn_io.c  a connection's octets moved through the fault stage both ways; timeouts, FIN
  *   ref_rping.c    rping (docs/rping.md) as the application instead of the reflector
- *   ref_perftest.c perftest's server (ib_*_bw -R) as the application: its TCP control channel
+ *   ref_perftest.c perftest's server (ib_*_bw -R) as the application: its comm connection
  *
  * Everything here runs on the loop's thread, but for what ref_server.h says is thread-safe
  * (the fields under mu).
@@ -44,15 +44,13 @@ typedef struct rs_rping {
 	uint8_t start_buf[RS_RPING_SIZE], rdma_buf[RS_RPING_SIZE];
 } rs_rping;
 
-/* perftest's control channel on one connection (ref_perftest.c): a responder's connection is
- * perftest's TCP control channel when its first octet is a digit (its version's). */
-enum { RS_PT_UNDECIDED, RS_PT_MPA, RS_PT_CONTROL };
+/* perftest's side of one connection (ref_perftest.c): a connection whose first Send is a
+ * perftest version is its comm connection, answered message by message. */
 typedef struct rs_perftest {
-	int kind;                   /* RS_PT_* */
+	bool comm;                  /* a comm connection (its first Send was a version) */
+	bool test;                  /* a test connection (its first Send was not) */
 	unsigned step;              /* messages answered */
 	int rem_version;            /* the peer's, in hundredths (perftest_msg.h) */
-	uint8_t buf[128];           /* the message being received */
-	size_t len;
 } rs_perftest;
 
 typedef struct rconn {
@@ -146,11 +144,7 @@ void rs_rping_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev);
 /* ref_perftest.c */
 void rs_perftest_config(const rconn *c, iw_conn_config *cfg);
 int rs_perftest_register(iw_ref_server *s, rconn *c, iw_err *e);
-/* A responder's first octets: perftest's control channel or an MPA connection. True when the
- * n octets at data went to the control channel (answered there), false when they are MPA's. */
-bool rs_perftest_input(iw_ref_server *s, rconn *c, const uint8_t *data, size_t n);
-/* The control channel's step (rs_conn_step's for it): false when the connection must be freed. */
-bool rs_perftest_step(iw_ref_server *s, rconn *c, int64_t now);
+void rs_perftest_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev);
 
 /* ref_conn_io.c */
 

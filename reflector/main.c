@@ -23,7 +23,7 @@ static const char usage[] =
 	"usage: iwspec-reflector --listen PORT [--bind ADDR]\n"
 	"       iwspec-reflector --connect HOST:PORT\n"
 	"       iwspec-reflector --agent PORT [--bind ADDR]\n"
-	"       iwspec-reflector --via AGENT_HOST:PORT [--rping] --connect HOST:PORT | --listen PORT\n"
+	"       iwspec-reflector --via AGENT_HOST:PORT [--rping | --perftest MODE] --connect HOST:PORT | --listen PORT\n"
 	"\n"
 	"The DUT-side application of iwspec (docs/reflector.md) on any RDMA device, through\n"
 	"librdmacm and libibverbs. On every connection it registers one 64 KiB buffer (the same\n"
@@ -50,6 +50,9 @@ static const char usage[] =
 	"                      program: `rping -s -P -S 64` on --listen's port, `rping -c -S 64 -C 2`\n"
 	"                      to --connect's target (the rping profile, docs/rping.md); rping's\n"
 	"                      error exits become 0, as its broken flow is the cases' to judge\n"
+	"  --perftest MODE     with --via --listen: the agent runs perftest's server `ib_MODE_bw -R`\n"
+	"                      (MODE send, write or read) on --listen's port instead (the perftest\n"
+	"                      profiles, docs/ulp-profiles.md); its error exits become 0 as rping's\n"
 	"  --quiet             print errors only\n"
 	"  --help, --version\n"
 	"\n"
@@ -152,6 +155,8 @@ int main(int argc, char **argv)
 	const char *listen_arg = NULL, *connect_arg = NULL, *agent_arg = NULL, *via_arg = NULL, *bind_arg = NULL;
 	int buffer_fd = -1;
 	bool rping = false;
+	const char *app = NULL;     /* --rping, --perftest MODE: what the agent runs instead of us */
+	char app_buf[24];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **slot = NULL;
@@ -166,6 +171,17 @@ int main(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "--rping")) {
 			rping = true;
+			app = "rping";
+			continue;
+		} else if (!strcmp(a, "--perftest") && i + 1 < argc) {
+			const char *m = argv[++i];
+			if (strcmp(m, "send") && strcmp(m, "write") && strcmp(m, "read")) {
+				fprintf(stderr, "iwspec-reflector: --perftest takes send, write or read, not '%s'\n%s", m, usage);
+				return 2;
+			}
+			snprintf(app_buf, sizeof app_buf, "perftest-%s", m);
+			app = app_buf;
+			rping = true;       /* the same rules: only with --via */
 			continue;
 		} else if (!strcmp(a, "--listen")) {
 			slot = &listen_arg;
@@ -195,7 +211,8 @@ int main(int argc, char **argv)
 	bool via_ok = !via_arg || (!!connect_arg + !!listen_arg == 1 && !bind_arg);
 	bool bind_ok = !bind_arg || ((listen_arg || agent_arg) && !via_arg);
 	if (rping && !via_arg) {
-		fprintf(stderr, "iwspec-reflector: --rping goes with --via (the agent runs rping on its host)\n%s", usage);
+		fprintf(stderr, "iwspec-reflector: --rping and --perftest go with --via (the agent runs them on its host)\n%s",
+			usage);
 		return 2;
 	}
 	if (modes != 1 || !via_ok || !bind_ok) {
@@ -220,7 +237,7 @@ int main(int argc, char **argv)
 		mode_name = "via";
 		if (listen_arg && port_arg(listen_arg, &port))
 			return 2;
-		rc = rfl_via_run(via_arg, connect_arg, listen_arg ? port : 0, rping, &e);
+		rc = rfl_via_run(via_arg, connect_arg, listen_arg ? port : 0, app, &e);
 		if (rc >= 0)
 			return rc;
 	} else if (listen_arg) {

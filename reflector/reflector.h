@@ -115,6 +115,6 @@ int rfl_connect_run(const char *target, int buffer_fd, iw_err *e);
 int rfl_agent_run(const char *self, const char *bind_addr, unsigned port, iw_err *e);
 /* Asks the agent for `--connect target` or, with target NULL, `--listen listen_port`; returns
  * that run's exit status (128+N when it was killed by signal N), or -1. */
-int rfl_via_run(const char *agent, const char *target, unsigned listen_port, bool rping, iw_err *e);
+int rfl_via_run(const char *agent, const char *target, unsigned listen_port, const char *app, iw_err *e);
 
 #endif

@@ -10,6 +10,9 @@
  *                      rping-listen PORT         or `rping -s` on PORT: the rping profile,
  *                                                docs/rping.md; -S 64, the server -P, the
  *                                                client -C 2)
+ *                      perftest-MODE-listen PORT  (run perftest's server `ib_MODE_bw -R -p PORT`,
+ *                                                MODE send, write or read: the perftest profiles,
+ *                                                docs/ulp-profiles.md; it serves one client)
  *                      mark TEXT           (writes "iwspec-mark: TEXT" to the kernel log,
  *                                           /dev/kmsg, and answers `exit 0`: a fuzzer ties
  *                                           what the guest's console says next to its run;
@@ -53,6 +56,7 @@ typedef struct request {
 	char host[72];
 	char port[8];
 	bool rping;
+	char perftest[8];           /* perftest's server: "send", "write" or "read"; "" otherwise */
 	char mark[128];             /* not empty: a `mark` request, nothing is run */
 } request;
 
@@ -84,8 +88,20 @@ static int read_request(int cfd, request *rq, iw_err *e)
 	char h[80] = "", p[16], extra;
 	rq->rping = !strncmp(line, "rping-", 6);
 	const char *l = rq->rping ? line + 6 : line;
+	rq->perftest[0] = 0;
+	static const char *const pt[] = { "send", "write", "read" };
+	for (size_t i = 0; i < 3 && !strncmp(line, "perftest-", 9); i++) {
+		size_t k = strlen(pt[i]);
+		if (!strncmp(line + 9, pt[i], k) && line[9 + k] == '-') {
+			strcpy(rq->perftest, pt[i]);
+			l = line + 9 + k + 1;
+		}
+	}
 	if (sscanf(l, "listen %15s %c", p, &extra) != 1 && sscanf(l, "connect %79s %15s %c", h, p, &extra) != 2)
-		return iw_errf(e, -1, "expected 'connect HOST PORT', 'listen PORT' (each may be prefixed 'rping-') or 'mark TEXT'");
+		return iw_errf(e, -1, "expected 'connect HOST PORT', 'listen PORT' (each may be prefixed 'rping-'), "
+			       "'perftest-MODE-listen PORT' (MODE send, write, read) or 'mark TEXT'");
+	if (rq->perftest[0] && h[0])
+		return iw_errf(e, -1, "perftest's client is not run by the agent: only 'perftest-MODE-listen PORT'");
 	/* A host name or address and a port number, nothing a shell or option parser could misread. */
 	unsigned long port = strtoul(p, NULL, 10);
 	if (h[0] == '-' || strspn(h, "0123456789abcdefABCDEF.:-_[]") != strlen(h) || strspn(p, "0123456789") != strlen(p) ||
@@ -175,6 +191,12 @@ static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 			 * plain rping -s tears its listener down (R=1 to the next) once its one connection ends. */
 			execlp("rping", "rping", "-s", "-P", "-v", "-a", bind_addr ? bind_addr : "0.0.0.0", "-p", rq.port, "-S",
 			       "64", (char *)NULL);
+		else if (rq.perftest[0]) {
+			/* perftest's server with its defaults (-s 65536): one client, then it exits. */
+			char prog[16];
+			snprintf(prog, sizeof prog, "ib_%s_bw", rq.perftest);
+			execlp(prog, prog, "-R", "-p", rq.port, (char *)NULL);
+		}
 		else if (rq.host[0] || !bind_addr)
 			execl(self, self, mode, target, "--buffer-fd", fdarg, (char *)NULL);
 		else
@@ -182,7 +204,7 @@ static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 		_exit(127);
 	}
 	close(out[1]);
-	rfl_log("run %d: %s%s %s", (int)pid, rq.rping ? "rping " : "", mode, target);
+	rfl_log("run %d: %s%s%s %s", (int)pid, rq.rping ? "rping " : "", rq.perftest[0] ? "perftest " : "", mode, target);
 	char acc[LINE_MAX_LEN];
 	size_t acc_len = 0;
 	int status = -1;

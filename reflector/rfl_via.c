@@ -73,7 +73,7 @@ static int on_line(const char *line, int *status, iw_err *e)
 	return iw_errf(e, -1, "the agent sent '%.60s', which is not its protocol", line);
 }
 
-int rfl_via_run(const char *agent, const char *target, unsigned listen_port, bool rping, iw_err *e)
+int rfl_via_run(const char *agent, const char *target, unsigned listen_port, const char *app, iw_err *e)
 {
 	struct sockaddr_storage ss;
 	char host[64];
@@ -84,9 +84,10 @@ int rfl_via_run(const char *agent, const char *target, unsigned listen_port, boo
 	if (fd < 0)
 		return -1;
 	char req[128];
-	const char *pre = rping ? "rping-" : "";
-	int n = target ? snprintf(req, sizeof req, "%sconnect %s %u\n", pre, host, port)
-		       : snprintf(req, sizeof req, "%slisten %u\n", pre, port);
+	bool rping = app != NULL;   /* rping or perftest: a program of rdma-core's, not ourselves */
+	const char *pre = app ? app : "";
+	int n = target ? snprintf(req, sizeof req, "%s%sconnect %s %u\n", pre, app ? "-" : "", host, port)
+		       : snprintf(req, sizeof req, "%s%slisten %u\n", pre, app ? "-" : "", port);
 	if (write(fd, req, (size_t)n) != n) {
 		rfl_sys_err(e, "sending the request to the agent");
 		close(fd);
@@ -123,14 +124,15 @@ int rfl_via_run(const char *agent, const char *target, unsigned listen_port, boo
 			len = 0;
 	}
 	close(fd);
-	/* rping exits non-zero whenever its flow breaks, and the rping cases break it on purpose
-	 * (a Terminate, a closed connection): those outcomes are the cases' to judge, so only a
-	 * signal (a crash) stays a finding for the exec driver. */
+	/* rping and perftest exit non-zero whenever their flow breaks, and the cases break it on
+	 * purpose (a Terminate, a closed connection): those outcomes are the cases' to judge, so only
+	 * a signal (a crash) stays a finding for the exec driver. rping's client returns -1 from
+	 * main when its connection fails: status 255, no signal's (129-192). */
 	if (rping && r >= 0 && (status == 126 || status == 127))
-		return iw_errf(e, -1, "the agent could not start rping on its host (exit %d): is rdma-core's rping installed "
-			       "there (Debian: rdmacm-utils)?", status);
-	if (rping && r >= 0 && status > 0 && status < 128) {
-		fprintf(stderr, "iwspec-reflector via: rping exited %d (its flow ended in an error; not a crash)\n", status);
+		return iw_errf(e, -1, "the agent could not start %s on its host (exit %d): is it installed there (Debian: "
+			       "rdmacm-utils for rping, perftest for ib_*_bw)?", app, status);
+	if (rping && r >= 0 && ((status > 0 && status < 128) || status == 255)) {
+		fprintf(stderr, "iwspec-reflector via: %s exited %d (its flow ended in an error; not a crash)\n", app, status);
 		status = 0;
 	}
 	return r < 0 ? -1 : status;

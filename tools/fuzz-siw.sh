@@ -261,7 +261,9 @@ for s in $(seq 1 $seg); do
 	done
 	for d in "$OUT/seg-$s"/finding-*; do
 		[ -f "$d/seed.txt" ] || continue
-		key="$(sed -n 's/^kind: //p' "$d/seed.txt") $(sed -n 's/^requirement: //p' "$d/seed.txt")"
+		role=responder
+		grep -q '(rfc[0-9]*, initiator)' "$OUT/seg-$s.log" && role=initiator
+		key="$(sed -n 's/^kind: //p' "$d/seed.txt") $(sed -n 's/^requirement: //p' "$d/seed.txt") ($role)"
 		grep -qF "	$key	" "$NLIST" || printf '%s\t%s\t%s\n' "$d" "$key" "$(sed -n 's/^detail: //p' "$d/seed.txt")" >>"$NLIST"
 	done
 done
@@ -276,6 +278,11 @@ bad=0
 kjson=
 khtml=
 i=0
+# Every signature a replay on a fresh guest showed, with the case and the replay's console: one
+# replay often shows several (F3's WARNING and its refcount underflow), and each is confirmed by it.
+SHOWN=$OUT/confirm/shown.tsv
+mkdir -p "$OUT/confirm"
+: >"$SHOWN"
 while IFS="$(printf '\t')" read -r d sig kind count kmark; do
 	i=$((i + 1))
 	conf=$(conf_of "$d")
@@ -287,7 +294,14 @@ while IFS="$(printf '\t')" read -r d sig kind count kmark; do
 	if [ $SMOKE = 0 ]; then
 		confirmed=no
 		tried=0
-		for c in $(sed -n 's/^cases: //p' "$d/seed.txt"); do
+		prior=$(awk -F'\t' -v s="$sig" '$1 == s { print $2 "\t" $3; exit }' "$SHOWN")
+		if [ -n "$prior" ]; then
+			confirmed=yes
+			ccase=${prior%%	*}
+			cexcerpt=${prior#*	}
+			say "kernel $i: already shown on a fresh guest by the replay of $ccase"
+		fi
+		[ $confirmed = yes ] || for c in $(sed -n 's/^cases: //p' "$d/seed.txt"); do
 			case $c in *.iwt) ;; *) continue ;; esac
 			[ $tried -ge "$CONFIRM" ] && break
 			tried=$((tried + 1))
@@ -299,6 +313,10 @@ while IFS="$(printf '\t')" read -r d sig kind count kmark; do
 			ip netns exec "$NETNS" "$IWSPEC" run --cases "$d/$c" --dut-config "$conf" --no-progress --report "$rd" >"$rd.log" 2>&1
 			sleep 3 # the DUT's listener is torn down when the case ends: what the kernel says then counts
 			cp "$CONSOLE" "$rd.console.log" 2>/dev/null
+			reports_after "$m" "$rd.console.log" | cut -f2 | sort -u | while IFS= read -r shown; do
+				excerpt_of "$shown" "$m" "$rd.console.log" >"$rd.excerpt-$(printf '%s' "$shown" | cksum | cut -d' ' -f1).txt"
+				printf '%s\t%s\t%s\n' "$shown" "$d/$c" "$rd.excerpt-$(printf '%s' "$shown" | cksum | cut -d' ' -f1).txt" >>"$SHOWN"
+			done
 			if reports_after "$m" "$rd.console.log" | cut -f2 | grep -qxF "$sig"; then
 				confirmed=yes
 				ccase=$d/$c
@@ -329,7 +347,12 @@ while IFS="$(printf '\t')" read -r d key detail; do
 		ip netns exec "$NETNS" "$IWSPEC" run --cases "$d/case.iwt" --dut-config "$(conf_of "$d")" --no-progress --report "$rd" >"$rd.log" 2>&1
 		rrc=$?
 		verdict=$(grep -m1 -E '^ *fuzz\.finding\.' "$rd.log" | sed 's/^ *//' | cut -c1-300)
-		[ $rrc -eq 1 ] && replay=fails-again || replay="does-not-fail (exit $rrc)"
+		case $rrc in
+		1) replay=fails-again ;;
+		0) replay="passes (siw's race did not happen this time, or the case cannot show it)" ;;
+		3) replay="not judged (SKIP: $(sed -n 's/.*"reason": *"\([^"]*\)".*/\1/p' "$rd/results.json" 2>/dev/null | head -1 | cut -c1-160))" ;;
+		*) replay="exit $rrc" ;;
+		esac
 		cp "$CONSOLE" "$rd.console.log" 2>/dev/null
 	fi
 	say "FINDING $j: $key: $detail; case $d/case.iwt; replayed on a fresh guest: $replay"
@@ -340,7 +363,7 @@ done <"$NLIST"
 # 4. The summary.
 t_all=$(($(now) - t_all))
 cat >"$OUT/summary.json" <<EOF
-{"dut":"linux-siw","kernel":"$([ $KASAN = 1 ] && echo kasan || echo debian"),"seed":$SEED,"time_s":$T,"roles":"$ROLES",
+{"dut":"linux-siw","kernel":"$([ $KASAN = 1 ] && echo kasan || echo debian)","seed":$SEED,"time_s":$T,"roles":"$ROLES",
  "runs":$runs_total,"fuzz_s":$fuzz_s,"runs_per_s":$rate,"bare_per_s":$bare_rate,"ratio":$ratio,
  "coverage_max":$cov_max,"coverage_total":$cov_total,"boots":$boots,"boot_s":$t_boot,"guest_dead":$dead,"wall_s":$t_all,
  "segments":[$segs_json],

@@ -3,7 +3,8 @@
  */
 #include "perftest_msg.h"
 
-#include <stdio.h>
+#include "iw_octets.h"
+
 #include <string.h>
 
 void iw_perftest_version_encode(uint8_t b[IW_PERFTEST_VERSION_LEN], const char *v)
@@ -40,61 +41,29 @@ int iw_perftest_mtu_parse(const uint8_t b[IW_PERFTEST_MTU_LEN])
 
 void iw_perftest_keys_encode(uint8_t b[IW_PERFTEST_KEYS_LEN], const iw_perftest_keys *k)
 {
-	char s[IW_PERFTEST_KEYS_LEN + 8];
-	int o = snprintf(s, sizeof s, "%04x:%04x:%06x:%06x:%08x:%016llx:", k->lid & 0xffff, k->out_reads & 0xffff,
-			 k->qpn & 0xffffff, k->psn & 0xffffff, k->rkey, (unsigned long long)k->vaddr);
-	for (int i = 0; i < 16; i++)
-		o += snprintf(s + o, sizeof s - (size_t)o, "%02x:", k->gid[i]);
-	snprintf(s + o, sizeof s - (size_t)o, "%08x:", k->srqn);
 	memset(b, 0, IW_PERFTEST_KEYS_LEN);
-	memcpy(b, s, IW_PERFTEST_KEYS_LEN - 1);
+	iw_put_be32(b, k->lid);
+	iw_put_be32(b + 4, k->out_reads);
+	iw_put_be32(b + 8, k->qpn);
+	iw_put_be32(b + 12, k->psn);
+	iw_put_be32(b + 16, k->rkey);
+	iw_put_be64(b + 24, k->vaddr);
+	memcpy(b + 32, k->gid, 16);
+	iw_put_be32(b + 48, k->srqn);
+	iw_put_be32(b + 52, k->gid_index);
 }
 
-/* n hex digits at *p, then a ':'. */
-static bool hex_field(const uint8_t **p, unsigned n, uint64_t *v)
+void iw_perftest_keys_parse(const uint8_t b[IW_PERFTEST_KEYS_LEN], iw_perftest_keys *k)
 {
-	uint64_t x = 0;
-	for (unsigned i = 0; i < n; i++) {
-		uint8_t c = (*p)[i];
-		unsigned d;
-		if (digit(c))
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else
-			return false;
-		x = x << 4 | d;
-	}
-	if ((*p)[n] != ':')
-		return false;
-	*p += n + 1;
-	*v = x;
-	return true;
-}
-
-bool iw_perftest_keys_parse(const uint8_t b[IW_PERFTEST_KEYS_LEN], iw_perftest_keys *k)
-{
-	const uint8_t *p = b;
-	uint64_t v[6], g, s;
-	static const unsigned width[6] = { 4, 4, 6, 6, 8, 16 };
-	for (int i = 0; i < 6; i++)
-		if (!hex_field(&p, width[i], &v[i]))
-			return false;
-	for (int i = 0; i < 16; i++) {
-		if (!hex_field(&p, 2, &g))
-			return false;
-		k->gid[i] = (uint8_t)g;
-	}
-	if (!hex_field(&p, 8, &s) || p != b + IW_PERFTEST_KEYS_LEN - 1 || *p != '\0')
-		return false;
-	k->lid = (uint32_t)v[0];
-	k->out_reads = (uint32_t)v[1];
-	k->qpn = (uint32_t)v[2];
-	k->psn = (uint32_t)v[3];
-	k->rkey = (uint32_t)v[4];
-	k->vaddr = v[5];
-	k->srqn = (uint32_t)s;
-	return true;
+	k->lid = iw_get_be32(b);
+	k->out_reads = iw_get_be32(b + 4);
+	k->qpn = iw_get_be32(b + 8);
+	k->psn = iw_get_be32(b + 12);
+	k->rkey = iw_get_be32(b + 16);
+	k->vaddr = iw_get_be64(b + 24);
+	memcpy(k->gid, b + 32, 16);
+	k->srqn = iw_get_be32(b + 48);
+	k->gid_index = iw_get_be32(b + 52);
 }
 
 uint64_t iw_perftest_range(uint64_t size, uint64_t cycle_buffer, uint64_t cache_line)

@@ -1,30 +1,33 @@
 /*
- * perftest_msg.h - the control channel of rdma-core's perftest (ib_send_bw, ib_write_bw,
- * ib_read_bw) run with -R, as it crosses the wire: learnt from perftest 4.5-0.17's source
- * (Debian 12's perftest 4.5+0.17, which calls itself version 6.06), not copied from it.
+ * perftest_msg.h - what rdma-core's perftest (ib_send_bw, ib_write_bw, ib_read_bw) run with -R
+ * says on the wire besides its test: learnt from perftest 4.5-0.17's source (Debian 12's perftest
+ * 4.5+0.17, which calls itself version 6.06), not copied from it.
  *
- * With -R (--rdma_cm) the test connection is made through rdma_cm, the only way iWARP connects;
- * the control channel stays an ordinary TCP connection to the same port (default 18515), which
- * the server accepts once and then closes its listener, so that rdma_cm can listen there. Both
- * sides then exchange, each message in one write, the client writing first and the server
- * answering each with its own:
+ * -R (--rdma_cm) connects the test through rdma_cm, the only way iWARP connects, and makes the
+ * control channel an rdma_cm connection too (the parser turns use_rdma_cm on with it): before
+ * the test, the client opens a first connection to the server's port, the comm connection, on
+ * which each side keeps one receive of 56 octets (sizeof struct pingpong_dest on x86-64) posted
+ * and each message is one Send, the client sending first and the server answering each with its
+ * own, reposting its receive as it reads one:
  *
  *   1. the version, 16 octets of text padded with NULs ("6.06"); a peer below 5.70 is refused;
  *   2. from 5.32 on: the cycle buffer (the page size) and the cache line size, 4 octets each,
  *      network order; each side takes the larger of the two;
  *   3. from 5.1 on: the MTU as text, 2 octets from 5.31 on ("3" and its NUL for IBV_MTU_1024);
  *
- * then the client connects through rdma_cm (no private data of perftest's; ib_read_bw asks for
- * responder resources and initiator depth of its out_reads), and then, three times in a row,
- * each side's keys as one line of text: on an Ethernet link layer (iWARP's) with the GID,
+ * then each side's keys once, all zero (a sync before the test connection: the server listens
+ * for it through rdma_cm only after this), then the client connects the test connection to the
+ * same port (no private data of perftest's), and then each side's keys four times more as one
+ * Send of the 56-octet struct, network order (the first of them still zero, the last three with
+ * the test connection's buffer):
  *
- *   lid:out_reads:qpn:psn:rkey:vaddr:g0:g1:...:g15:srqn:   (%04x:%04x:%06x:%06x:%08x:%016llx:
- *                                                          16 x %02x: %08x: and a NUL, 108 octets)
+ *   0 lid | 4 out_reads | 8 qpn | 12 psn | 16 rkey | 20 (4 octets of padding, not set) |
+ *   24 vaddr (8) | 32 gid (16) | 48 srqn | 52 gid_index
  *
- * where rkey and vaddr are the peer's buffer: vaddr points past the first BUFF_SIZE octets of
- * a region of 2 x INC(max(size, cycle buffer), cache line) registered for remote write
- * (ib_write_bw), remote read and, on iWARP, remote write (ib_read_bw). After the test the keys go
- * once more each way, then the bandwidth reports, then the keys a last time.
+ * where rkey and vaddr are the sender's buffer: vaddr points past the first half of a region of
+ * 2 x INC(max(size, cycle buffer), cache line) registered for remote write (ib_write_bw), remote
+ * read and, on iWARP, remote write (ib_read_bw). After the test the keys go once more each way,
+ * then the bandwidth reports, then the keys a last time.
  */
 #ifndef IW_PERFTEST_MSG_H
 #define IW_PERFTEST_MSG_H
@@ -39,8 +42,10 @@
 #define IW_PERFTEST_MIN_VERSION 570     /* 5.70, in hundredths: older peers are refused */
 #define IW_PERFTEST_INT_LEN 4           /* cycle buffer, cache line size */
 #define IW_PERFTEST_MTU_LEN 2
-#define IW_PERFTEST_KEYS_LEN 108        /* with the GID */
-#define IW_PERFTEST_HANDSHAKES 3        /* key exchanges before the test starts */
+#define IW_PERFTEST_KEYS_LEN 56         /* struct pingpong_dest, x86-64 */
+#define IW_PERFTEST_RECV_LEN 56         /* the one receive each side keeps posted on the comm connection */
+#define IW_PERFTEST_KEYS_BEFORE 1       /* key exchanges before the test connection (zeros) */
+#define IW_PERFTEST_KEYS_AFTER 4        /* ... and after it, before the test starts */
 #define IW_PERFTEST_SIZE 65536          /* -s of the bw tests */
 #define IW_PERFTEST_CYCLE_BUFFER 4096   /* the page size */
 #define IW_PERFTEST_CACHE_LINE 64
@@ -49,7 +54,7 @@ typedef struct iw_perftest_keys {
 	uint32_t lid, out_reads, qpn, psn, rkey;
 	uint64_t vaddr;
 	uint8_t gid[16];
-	uint32_t srqn;
+	uint32_t srqn, gid_index;
 } iw_perftest_keys;
 
 /* The 16-octet version message of text v (at most 15 characters). */
@@ -63,12 +68,11 @@ int iw_perftest_version_parse(const uint8_t b[IW_PERFTEST_VERSION_LEN]);
 void iw_perftest_mtu_encode(uint8_t b[IW_PERFTEST_MTU_LEN], int mtu);
 int iw_perftest_mtu_parse(const uint8_t b[IW_PERFTEST_MTU_LEN]);
 
-/* The keys line (108 octets, NUL-terminated). */
+/* The keys message (56 octets, network order; the padding zero). */
 void iw_perftest_keys_encode(uint8_t b[IW_PERFTEST_KEYS_LEN], const iw_perftest_keys *k);
 
-/* Reads a keys line: every field its hex digits and its ':' as the format writes them, the NUL
- * last. False, with nothing to trust in *k, when b is not one. */
-bool iw_perftest_keys_parse(const uint8_t b[IW_PERFTEST_KEYS_LEN], iw_perftest_keys *k);
+/* Reads a keys message (every value is possible, the padding is not read). */
+void iw_perftest_keys_parse(const uint8_t b[IW_PERFTEST_KEYS_LEN], iw_perftest_keys *k);
 
 /* The octets from vaddr to the end of the buffer a peer registered for -s size, the cycle
  * buffer and the cache line size both sides agreed (the larger of each): INC(max(size, cycle),

@@ -120,10 +120,14 @@ struct hconn {
 	uint32_t adv_len;
 	uint8_t *adv_mem;           /* the model's copy of that buffer (of every buffer advertised) */
 	size_t adv_mem_cap;
-	/* perftest's control channel (exec_perftest.c): a TCP connection of its own, fd + 1 (0: none) */
-	int pt_fd1;
+	/* perftest's comm connection (exec_perftest.c), opened before this one; on the comm
+	 * connection itself, the message it last took from the DUT and the size it waits for */
+	hconn *pt_comm;
+	bool pt_is_comm;            /* this is a comm connection: opened without one of its own */
 	int pt_version;             /* the DUT's perftest version, in hundredths */
 	uint32_t pt_cycle, pt_cache;    /* cycle buffer and cache line size both sides agreed */
+	uint8_t pt_msg[64];
+	size_t pt_msg_len, pt_want;
 	/* the model of a conforming DUT, fed what the harness sends on this connection */
 	iw_conn *model;
 	bool model_m, model_c;      /* the M and C bits the model's own frame has */
@@ -349,11 +353,14 @@ bool ex_exp_silence(ctx *x, const iw_step *s);
 void ex_adv_to_model(hconn *h);
 
 /* exec_perftest.c. Against perftest's server (ulp = perftest-*: suite/engine/perftest_msg.h),
- * before h's MPA connection: its control channel to the same port, through the version, the
- * system data and the MTU; after the startup frames: the keys, three times, and the DUT's become
- * the connection's advertised buffer. ex_perftest_close ends the control channel. */
+ * before h's connection: its comm connection to the same port, through the startup frames, the
+ * version, the system data and the MTU (each a Send each way); after h's startup frames: the keys
+ * on the comm connection, four times, and the DUT's become h's advertised buffer.
+ * ex_perftest_msg is `expect perftest`, a Send of the size the comm connection waits for, kept;
+ * ex_perftest_close ends h's comm connection. */
 bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms);
 bool ex_perftest_keys(ctx *x, int64_t within_ms);
+bool ex_perftest_msg(ctx *x, const iw_step *s, const dut_msg *dm);
 void ex_perftest_close(hconn *h);
 
 /* exec_arrivals.c. The DUT's octets already read on the current connection that no expectation
@@ -378,6 +385,9 @@ bool ex_dut_read_req(ctx *x, const iw_step *s, const uint8_t *body, size_t len);
 void ex_st_init(iw_step *st, enum iw_step_kind k, const char *word, int line);
 void ex_st_int(iw_step *st, const char *name, int64_t v, enum iw_arg_type type);
 bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line);
+/* The startup frames alone of ex_startup_conn, and a bytes argument of a synthetic step (not owned). */
+bool ex_startup_frames(ctx *x, int64_t within_ms, int m, int c, int line);
+void ex_st_bytes(iw_step *st, const char *name, const uint8_t *b, size_t n);
 int ex_startup_m(const ctx *x, const iw_step *s);
 int ex_startup_c(const ctx *x, const iw_step *s);
 bool ex_exp_alive(ctx *x, const iw_step *s);

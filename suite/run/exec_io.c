@@ -379,10 +379,12 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	bool raw = x->o->dut.raw_ifname[0] != '\0';
 	/* A DUT that runs perftest's server listens for the test connection only once its control
 	 * channel has been through the version, the system data and the MTU (exec_perftest.c). */
-	if (!raw && x->dut_role == IW_ROLE_RESPONDER &&
-	    iw_ulp_profile_of(&x->o->dut, x->dut_role)->startup == IW_ULP_START_PERFTEST &&
-	    !ex_perftest_prelude(x, h, timeout_ms))
-		return false;
+	if (!raw && x->dut_role == IW_ROLE_RESPONDER && !h->pt_is_comm &&
+	    iw_ulp_profile_of(&x->o->dut, x->dut_role)->startup == IW_ULP_START_PERFTEST) {
+		if (!ex_perftest_prelude(x, h, timeout_ms))
+			return false;
+		x->h = h;
+	}
 	if (raw) {
 		rc = ex_raw_open(x, h, timeout_ms, mss, &e);
 		if (rc == EX_RAW_JUDGED)

@@ -1,119 +1,177 @@
 /*
  * exec_perftest.c - the harness as perftest's client (ib_send_bw, ib_write_bw, ib_read_bw with
- * -R) against a DUT that runs perftest's server: its TCP control channel, spoken as
- * suite/engine/perftest_msg.h describes it, beside the MPA connection of the test.
+ * -R) against a DUT that runs perftest's server, as suite/engine/perftest_msg.h describes it: a
+ * comm connection before each connection of the case, and the keys on it after that
+ * connection's startup frames.
  *
- * perftest's server listens through rdma_cm only once its control channel has been through the
- * version, the system data and the MTU, so every connection a case opens to it (the liveness
- * probe's too) is preceded by a control channel of its own; the driver's connect retries the
- * MPA connection while the DUT does not listen yet. The keys follow the startup frames: perftest
- * exchanges them after rdma_cm's ESTABLISHED, three times, and the DUT's rkey and vaddr name its
- * buffer. The control channel stays open until the case ends (perftest's server waits on it for
- * the end of the test, and exits when it closes).
+ * perftest's server listens for the test connection only once its comm connection has been
+ * through the version, the system data and the MTU, so every connection a case opens to it (the
+ * liveness probe's too) is preceded by a comm connection of its own, an MPA connection like any:
+ * its startup frames and the DUT's Sends on it are judged as every frame is. The driver's connect
+ * retries the test connection while the DUT does not listen yet. The keys follow the test
+ * connection's startup frames, as perftest exchanges them after rdma_cm's ESTABLISHED, four
+ * times (once more, all zero, before the test connection: the server listens for it only after
+ * that); the last ones' rkey and vaddr name the DUT's buffer. perftest's server serves one client and then
+ * waits on the comm connection until the end of the test: a new connection (another `startup`,
+ * the liveness probe) ends the earlier comm connections first, so that a fresh server listens
+ * (the exec: driver starts one when the last has exited). Two connections at once are not
+ * perftest's (it provides no `second-conn`).
  */
 #include "exec_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "iw_octets.h"
-#include "net.h"
 #include "perftest_msg.h"
+
+/* The comm connection's number in the wire log and the pcap: apart from the case's own. */
+#define COMM_NO(no) (32 + (no))
+#define COMM_ATTEMPTS 16
+#define COMM_RETRY_MS 500
 
 void ex_perftest_close(hconn *h)
 {
-	if (h->pt_fd1 > 0)
-		close(h->pt_fd1 - 1);
-	h->pt_fd1 = 0;
+	if (!h->pt_comm)
+		return;
+	ex_hconn_free(h->pt_comm);
+	free(h->pt_comm);
+	h->pt_comm = NULL;
 }
 
-static int64_t ms_left(int64_t deadline_us)
+bool ex_perftest_msg(ctx *x, const iw_step *s, const dut_msg *dm)
 {
-	int64_t left = (deadline_us - ex_now_us()) / 1000;
-	return left > 0 ? left : 1;
-}
-
-/* One message each way, in the client's order: ours, then the server's of n octets. */
-static bool exchange(ctx *x, hconn *h, const void *mine, size_t nmine, uint8_t *theirs, size_t n, const char *what,
-		     int64_t deadline_us)
-{
-	iw_err e;
-	int fd = h->pt_fd1 - 1;
-	if (iw_net_write_all(fd, mine, nmine, ms_left(deadline_us), &e) != IW_OK)
-		return ex_herror(x, "perftest's control channel: sending %s: %s", what, e.msg);
-	size_t got = 0;
-	while (got < n) {
-		size_t k = 0;
-		if (iw_net_read(fd, theirs + got, n - got, ms_left(deadline_us), &k, &e) != IW_OK || k == 0)
-			return ex_herror(x, "perftest's control channel: the DUT's %s: %s after %zu of %zu octets", what,
-					 k == 0 && got < n ? "closed or timed out" : e.msg, got, n);
-		got += k;
-	}
+	(void)s;
+	hconn *h = x->h;
+	if (dm->opcode != IW_OP_SEND || dm->len != h->pt_want)
+		return ex_fail(x, NULL, "perftest's comm connection: expected a Send of %zu octets, the DUT sent %s with %zu",
+			       h->pt_want, iw_rdmap_op(dm->opcode)->name, dm->len);
+	memcpy(h->pt_msg, dm->data, dm->len < sizeof h->pt_msg ? dm->len : sizeof h->pt_msg);
+	h->pt_msg_len = dm->len;
 	return true;
+}
+
+/* The comm connection is the means of a case, not its subject: when it does not get through,
+ * the case is not judged (ERROR, saying what perftest did), never failed on the case's
+ * requirement. */
+static bool comm_error(ctx *x, const char *what)
+{
+	if (x->harness_error)
+		return false;
+	char r[512];
+	snprintf(r, sizeof r, "%.500s", x->r->reason);
+	ex_unfail(x);
+	return ex_herror(x, "perftest's comm connection, its %s: %s (the case is not judged)", what, r);
+}
+
+/* One message each way on the comm connection (x->h): our Send, then the DUT's of n octets. */
+static bool exchange(ctx *x, const uint8_t *mine, size_t nmine, size_t n, int64_t within_ms, const char *what)
+{
+	iw_step st;
+	ex_st_init(&st, IW_STEP_SEND_FPDU, "send", 0);
+	ex_st_bytes(&st, "data", mine, nmine);
+	if (!ex_act_send_fpdu(x, &st))
+		return false;
+	ex_st_init(&st, IW_EXPECT_FPDU, "perftest", 0);
+	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	x->h->pt_want = n;
+	return ex_exp_message(x, &st, false) || comm_error(x, what);
 }
 
 bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms)
 {
-	int64_t deadline = ex_now_us() + (timeout_ms > 0 ? timeout_ms : DEFAULT_WITHIN_MS) * 1000;
-	iw_err e;
-	int fd = -1;
+	for (int i = 0; i < x->nconns; i++)
+		ex_perftest_close(&x->conns[i]);
 	ex_perftest_close(h);
-	if (x->drv->ops->connect(x->drv, &fd, timeout_ms, 0, &e) != IW_OK)
-		return ex_herror(x, "perftest's control channel: cannot connect: %s", e.msg);
-	h->pt_fd1 = fd + 1;
-	uint8_t mine[IW_PERFTEST_VERSION_LEN], theirs[IW_PERFTEST_VERSION_LEN];
+	hconn *comm = calloc(1, sizeof *comm);
+	if (!comm)
+		return ex_herror(x, "out of memory opening perftest's comm connection");
+	comm->fd = -1;
+	comm->pt_is_comm = true;
+	h->pt_comm = comm;
+	int64_t within = timeout_ms > 0 ? timeout_ms : DEFAULT_WITHIN_MS;
+	/* The run before (a case's earlier connection, the probe's) may not have ended yet, nor the
+	 * next one listen: a comm connection reset before its Reply, or refused with R=1 (siw
+	 * answers so on a port nobody listens on through rdma_cm), is tried again, a few times. */
+	for (int attempt = 1;; attempt++) {
+		bool opened = ex_open_into(x, comm, COMM_NO(h->no), timeout_ms, 0);
+		if (opened && ex_startup_frames(x, within, 0, 1, 0))
+			break;
+		/* Not opened: the driver retried the refusals for the connect timeout already. */
+		bool refused = comm->got_frame_valid && comm->got_frame.r;
+		if (!opened || x->harness_error || (comm->got_frame_valid && !refused) || attempt == COMM_ATTEMPTS)
+			return opened ? comm_error(x, "startup") : false;
+		ex_note(x, "perftest's comm connection, attempt %d: %.300s (the run before had not ended yet); again in "
+			"%d ms", attempt, x->r->reason, COMM_RETRY_MS);
+		ex_unfail(x);
+		ex_hconn_free(comm);
+		memset(comm, 0, sizeof *comm);
+		comm->fd = -1;
+		comm->pt_is_comm = true;
+		struct timespec ts = { 0, COMM_RETRY_MS * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	uint8_t mine[IW_PERFTEST_VERSION_LEN];
 	iw_perftest_version_encode(mine, IW_PERFTEST_VERSION);
-	if (!exchange(x, h, mine, sizeof mine, theirs, sizeof theirs, "version", deadline))
+	if (!exchange(x, mine, sizeof mine, IW_PERFTEST_VERSION_LEN, within, "version"))
 		return false;
-	int v = iw_perftest_version_parse(theirs);
+	int v = iw_perftest_version_parse(comm->pt_msg);
 	if (v < IW_PERFTEST_MIN_VERSION)
-		return ex_herror(x, "perftest's control channel: the DUT's version message is not one perftest 5.70 or "
-				 "later sends (%.16s)", v < 0 ? "not D.DD" : (const char *)theirs);
+		return ex_herror(x, "perftest's comm connection: the DUT's version message is not one perftest 5.70 or later "
+				 "sends (%.16s)", v < 0 ? "not D.DD" : (const char *)comm->pt_msg);
 	h->pt_version = v;
 	h->pt_cycle = IW_PERFTEST_CYCLE_BUFFER;
 	h->pt_cache = IW_PERFTEST_CACHE_LINE;
 	if (v >= 532) {
-		uint8_t b[IW_PERFTEST_INT_LEN], r[IW_PERFTEST_INT_LEN];
+		uint8_t b[IW_PERFTEST_INT_LEN];
 		iw_put_be32(b, IW_PERFTEST_CYCLE_BUFFER);
-		if (!exchange(x, h, b, sizeof b, r, sizeof r, "cycle buffer", deadline))
+		if (!exchange(x, b, sizeof b, IW_PERFTEST_INT_LEN, within, "cycle buffer"))
 			return false;
-		if (iw_get_be32(r) > h->pt_cycle)
-			h->pt_cycle = iw_get_be32(r);
+		if (iw_get_be32(comm->pt_msg) > h->pt_cycle)
+			h->pt_cycle = iw_get_be32(comm->pt_msg);
 		iw_put_be32(b, IW_PERFTEST_CACHE_LINE);
-		if (!exchange(x, h, b, sizeof b, r, sizeof r, "cache line size", deadline))
+		if (!exchange(x, b, sizeof b, IW_PERFTEST_INT_LEN, within, "cache line size"))
 			return false;
-		if (iw_get_be32(r) > h->pt_cache)
-			h->pt_cache = iw_get_be32(r);
+		if (iw_get_be32(comm->pt_msg) > h->pt_cache)
+			h->pt_cache = iw_get_be32(comm->pt_msg);
 	}
 	if (v >= 510) {
-		uint8_t b[IW_PERFTEST_INT_LEN] = { 0 }, r[IW_PERFTEST_INT_LEN];
+		uint8_t b[IW_PERFTEST_INT_LEN] = { 0 };
 		size_t n = v >= 531 ? IW_PERFTEST_MTU_LEN : IW_PERFTEST_INT_LEN;
 		iw_perftest_mtu_encode(b, 3);
-		if (!exchange(x, h, b, n, r, n, "MTU", deadline))
+		if (!exchange(x, b, n, n, within, "MTU"))
 			return false;
 	}
+	/* The sync before the test connection: perftest's server listens for it only after this. */
+	iw_perftest_keys none = { 0 };
+	uint8_t k[IW_PERFTEST_KEYS_LEN];
+	iw_perftest_keys_encode(k, &none);
+	for (int i = 0; i < IW_PERFTEST_KEYS_BEFORE; i++)
+		if (!exchange(x, k, sizeof k, IW_PERFTEST_KEYS_LEN, within, "keys before the test connection"))
+			return false;
 	return true;
 }
 
 bool ex_perftest_keys(ctx *x, int64_t within_ms)
 {
 	hconn *h = x->h;
-	int64_t deadline = ex_now_us() + (within_ms > 0 ? within_ms : DEFAULT_WITHIN_MS) * 1000;
-	if (h->pt_fd1 <= 0)
-		return ex_herror(x, "perftest: no control channel to exchange the keys on");
-	/* The harness offers no buffer of its own: the keys say so with rkey and vaddr 0. */
-	iw_perftest_keys mine = { .out_reads = 1, .qpn = 0x000001, .psn = 0x000001 };
-	iw_perftest_keys k;
-	uint8_t b[IW_PERFTEST_KEYS_LEN], r[IW_PERFTEST_KEYS_LEN];
+	hconn *comm = h->pt_comm;
+	if (!comm)
+		return ex_herror(x, "perftest: no comm connection to exchange the keys on");
+	/* The harness offers no buffer of its own: its keys say so with rkey and vaddr 0. */
+	iw_perftest_keys mine = { .out_reads = 1, .qpn = 1, .psn = 1 }, k;
+	uint8_t b[IW_PERFTEST_KEYS_LEN];
 	iw_perftest_keys_encode(b, &mine);
-	for (int i = 0; i < IW_PERFTEST_HANDSHAKES; i++) {
-		if (!exchange(x, h, b, sizeof b, r, sizeof r, "keys", deadline))
-			return false;
-		if (!iw_perftest_keys_parse(r, &k))
-			return ex_herror(x, "perftest's control channel: the DUT's keys are not perftest's line "
-					 "(lid:out_reads:qpn:psn:rkey:vaddr:gid:srqn): %.107s", (const char *)r);
-	}
+	x->h = comm;
+	bool ok = true;
+	for (int i = 0; i < IW_PERFTEST_KEYS_AFTER && ok; i++)
+		ok = exchange(x, b, sizeof b, IW_PERFTEST_KEYS_LEN, within_ms, "keys");
+	x->h = h;
+	if (!ok)
+		return false;
+	iw_perftest_keys_parse(comm->pt_msg, &k);
 	uint64_t range = iw_perftest_range(IW_PERFTEST_SIZE, h->pt_cycle, h->pt_cache);
 	ex_note(x, "perftest %d.%02d: its keys name rkey (STag) 0x%x, vaddr (TO) 0x%llx, %llu octets to the end of "
 		"its buffer", h->pt_version / 100, h->pt_version % 100, k.rkey, (unsigned long long)k.vaddr,

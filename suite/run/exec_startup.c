@@ -27,7 +27,7 @@ void ex_st_int(iw_step *st, const char *name, int64_t v, enum iw_arg_type type)
 	a->i = v;
 }
 
-static void st_bytes(iw_step *st, const char *name, const uint8_t *b, size_t n)
+void ex_st_bytes(iw_step *st, const char *name, const uint8_t *b, size_t n)
 {
 	if (st->nargs == IW_CASE_MAX_ARGS)
 		return;
@@ -70,13 +70,13 @@ static bool ulp_startup(ctx *x, int64_t within_ms, int line)
 	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
 	ok = ok && (!dut_first || ex_exp_message(x, &st, false));
 	ex_st_init(&st, IW_STEP_SEND_FPDU, "send", line);
-	st_bytes(&st, "data", hello, sizeof hello - 1);
+	ex_st_bytes(&st, "data", hello, sizeof hello - 1);
 	ok = ok && ex_act_send_fpdu(x, &st);
 	ex_st_init(&st, IW_EXPECT_FPDU, "greeting", line);
 	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
 	ok = ok && (dut_first || ex_exp_message(x, &st, false));
 	ex_st_init(&st, IW_EXPECT_FPDU, "send", line);
-	st_bytes(&st, "data", hello, sizeof hello - 1);
+	ex_st_bytes(&st, "data", hello, sizeof hello - 1);
 	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
 	return ok && ex_exp_message(x, &st, false);
 }
@@ -84,7 +84,7 @@ static bool ulp_startup(ctx *x, int64_t within_ms, int line)
 /* Takes the just-opened current connection to full operation the way the role and profile say
  * (MR §6.1; none under culley-mpa-02), then to where the DUT application's capabilities hold
  * (ulp_startup): from here on the case's connections look the same in every profile and role. */
-bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
+bool ex_startup_frames(ctx *x, int64_t within_ms, int m, int c, int line)
 {
 	iw_step st;
 	bool ok = true;
@@ -111,6 +111,12 @@ bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
 				ex_enter_full_operation(x);
 		}
 	}
+	return ok;
+}
+
+bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
+{
+	bool ok = ex_startup_frames(x, within_ms, m, c, line);
 	ok = ok && ulp_startup(x, within_ms, line);
 	if (!ok && x->failed && !x->harness_error) {
 		char r[sizeof x->r->reason];

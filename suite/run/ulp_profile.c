@@ -69,9 +69,10 @@ static const iw_ulp_profile profiles[] = {
 		.name = "perftest-send-server", .ulp = IW_ULP_PERFTEST_SEND, .dut_role = IW_ROLE_RESPONDER, .dut_runs = "ib_send_bw -R",
 		.provides = IW_CAP_RECV, .amounts = { 512, 65536, 0, 0, 0 },
 		.startup = IW_ULP_START_PERFTEST,
-		.how = "before each connection its control channel (version, cycle buffer, cache line, MTU); after the "
-		       "frames the keys, three times; the server posts rx_depth 512 receives of the message size (-s, "
-		       "65536) on its test connection",
+		.how = "before each connection its comm connection (an MPA connection of its own: version, cycle buffer, "
+		       "cache line, MTU and the keys once, each a Send each way); after the frames the keys on it four "
+		       "times; the server posts rx_depth 512 receives of the message size (-s, 65536) on its test "
+		       "connection",
 	},
 	{
 		.name = "perftest-send-client", .ulp = IW_ULP_PERFTEST_SEND, .dut_role = IW_ROLE_INITIATOR, .dut_runs = "ib_send_bw -R HARNESS",

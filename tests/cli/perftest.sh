@@ -1,7 +1,7 @@
 #!/bin/sh
 # The perftest profiles (docs/ulp-profiles.md) against the built-in DUT playing perftest's server
-# (ib_send_bw, ib_write_bw, ib_read_bw -R: its TCP control channel before each connection, its
-# keys after the startup frames): every case whose needs the mode's profile meets runs and
+# (ib_send_bw, ib_write_bw, ib_read_bw -R: its comm connection before each connection, its keys
+# on it after the startup frames): every case whose needs the mode's profile meets runs and
 # PASSes, among them a share of the DDP and RDMAP cases; the same cases FAIL against a DUT that
 # sends no Terminate, so the PASSes are not vacuous; a case that needs more SKIPs naming the
 # capability and the profile; the client modes, which iwspec does not play yet, SKIP saying so;
