@@ -40,7 +40,7 @@ lacks "dead \[" "slow --time 10s: no dead finding"
 run 120 "$IWSPEC" fuzz --dut-config "$(hostile bad-reply-stall)" --time 60s --out "$tmp/o" --no-progress
 status 3 "bad-reply-stall"
 within 20 "bad-reply-stall"
-has "PD_Length 65535 above the rfc5044 limit of 512 \[MPA-6.1.1-08\]" "bad-reply-stall verdict"
+has "PD_Length 65535 above the rfc5044 limit of 512; a receiver refuses it, MPA-6.1-R9a \[RFC5044-7.1.1-04\]" "bad-reply-stall verdict (RFC 5044's sender PD_Length rule, the receiver's R9a in the sentence)"
 lacks "hang" "bad-reply-stall: no hang"
 
 # DUTs that never complete a startup: a clear error naming what they did, at once or after the
