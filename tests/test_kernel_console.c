@@ -115,6 +115,25 @@ TEST(kernel_console_a_page_fault_and_its_oops_are_one_report)
 	CHECK_STR(r[0].mark, "fuzz minimise run 0");
 }
 
+TEST(kernel_console_a_fault_without_an_rdma_frame_is_placed_by_its_work_item)
+{
+	static const char gpf[] = "[ 25.402743] general protection fault, probably for non-canonical address 0xe8a3: 0000 [#1]\n"
+				  "[ 25.403351] Workqueue: siw_cm_wq siw_cm_work_handler [siw]\n"
+				  "[ 25.403512] RIP: 0010:__list_add_valid+0x15/0x50\n"
+				  "[ 25.405549] Call Trace:\n"
+				  "[ 25.405549]  process_one_work+0x1c7/0x380\n"
+				  "[ 25.407461] ---[ end trace 0000000000000000 ]---\n"
+				  "[ 30.0] general protection fault, probably for non-canonical address 0x1: 0000 [#2]\n"
+				  "[ 30.1] RIP: 0010:__list_add_valid+0x15/0x50\n"
+				  "[ 30.2] ---[ end trace 0000000000000000 ]---\n";
+	kc_parser p;
+	kc_parser_init(&p);
+	kc_report r[2];
+	CHECK_EQ(kc_feed(&p, gpf, sizeof gpf - 1, r, 2), 2);
+	CHECK_STR(r[0].sig, "general protection fault in siw_cm_work_handler");
+	CHECK_STR(r[1].sig, "general protection fault"); /* the next report does not inherit it */
+}
+
 TEST(kernel_console_a_stall_without_an_end_line_ends_when_flushed)
 {
 	static const char stall[] = "[ 90.0] iwspec-mark: fuzz run 7\n"

@@ -375,7 +375,7 @@ cat >"$OUT/summary.html" <<EOF
 <style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}pre{background:#f4f4f4;padding:.5em;overflow-x:auto;font-size:12px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}table{border-collapse:collapse}</style></head><body>
 <h1>iwspec fuzz campaign: Linux siw $([ $KASAN = 1 ] && echo "(KASAN kernel)")</h1>
 <table><tr><th>seed</th><td>$SEED</td></tr><tr><th>roles</th><td>$ROLES</td></tr><tr><th>runs</th><td>$runs_total in $fuzz_s s of fuzzing</td></tr>
-<tr><th>runs/s</th><td>$rate (bare connection rate to the guest $bare_rate/s, ratio $ratio)</td></tr>
+<tr><th>runs/s</th><td>$rate ($( [ $SMOKE = 1 ] && echo "the smoke does not measure the bare rate" || echo "bare connection rate to the guest $bare_rate/s, ratio $ratio"))</td></tr>
 <tr><th>coverage</th><td>up to $cov_max/$cov_total in a segment</td></tr><tr><th>boots</th><td>$boots ($t_boot s), guest dead or stuck $dead times</td></tr>
 <tr><th>wall time</th><td>$t_all s</td></tr></table>
 <h2>Kernel findings</h2>${khtml:-<p>none</p>}

@@ -139,21 +139,26 @@ bool kc_trigger(const char *line, char *kind, size_t kind_cap, char *sig, size_t
 	return true;
 }
 
+/* A function of the RDMA stack, by its name. */
+static bool rdma_frame_name(const char *b)
+{
+	static const char *const pre[] = {"siw_", "rdma_", "iw_cm", "cm_", "cma_", "ib_", "ucma_", "iwcm_"};
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (starts(b, pre[i]))
+			return true;
+	return false;
+}
+
 /* A call trace frame of the RDMA stack ("  siw_destroy_listen+0x5a/0x90 [siw]"): the function a
  * report without a place of its own (refcount_t, an RCU stall, a fault) is told apart by. */
 static bool rdma_frame(const char *b, char *fn, size_t cap)
 {
 	while (*b == ' ' || *b == '?')
 		b++;
-	if (!strstr(b, "+0x"))
+	if (!strstr(b, "+0x") || !rdma_frame_name(b))
 		return false;
-	static const char *const pre[] = {"siw_", "rdma_", "iw_cm", "cm_", "cma_", "ib_", "ucma_", "iwcm_"};
-	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
-		if (starts(b, pre[i])) {
-			symbol(b, fn, cap);
-			return true;
-		}
-	return false;
+	symbol(b, fn, cap);
+	return true;
 }
 
 static void add_line(kc_report *r, const char *line)
@@ -169,6 +174,15 @@ static size_t finish(kc_parser *p, kc_report *out, size_t *n, size_t cap)
 {
 	if (!p->open)
 		return 0;
+	/* No RDMA-stack frame in its trace (a fault inside a list helper, with the trace cut
+	 * short): the work item it ran in, when the RDMA stack's ("Workqueue: siw_cm_wq
+	 * siw_cm_work_handler [siw]"), places it. */
+	if (p->wq_fn[0] && !strstr(p->cur.sig, " in ") && strcmp(p->cur.kind, "WARNING") && strcmp(p->cur.kind, "KASAN") &&
+	    strcmp(p->cur.kind, "UBSAN") && strcmp(p->cur.kind, "hung task")) {
+		size_t l = strlen(p->cur.sig);
+		snprintf(p->cur.sig + l, sizeof p->cur.sig - l, " in %s", p->wq_fn);
+	}
+	p->wq_fn[0] = '\0';
 	p->open = false;
 	p->ended = false;
 	if (*n < cap)
@@ -220,6 +234,12 @@ static void one_line(kc_parser *p, kc_report *out, size_t *n, size_t cap)
 		if (placeless && !strstr(p->cur.sig, " in ") && rdma_frame(b, fn, sizeof fn)) {
 			size_t l = strlen(p->cur.sig);
 			snprintf(p->cur.sig + l, sizeof p->cur.sig - l, " in %s", fn);
+		}
+		if (starts(b, "Workqueue: ")) {
+			/* "Workqueue: siw_cm_wq siw_cm_work_handler [siw]": the function, if the RDMA stack's */
+			const char *f = strchr(b + 11, ' ');
+			if (f && rdma_frame_name(f + 1))
+				symbol(f + 1, p->wq_fn, sizeof p->wq_fn);
 		}
 		if (starts(b, "---[ end "))
 			p->ended = true;

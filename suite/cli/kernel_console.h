@@ -18,7 +18,8 @@
  * an RCU stall has no end line. Its signature, for telling one fault from another across runs
  * and guests, has no CPU, PID, address or offset in it: "WARNING at siw_cm.c:453 siw_cep_put",
  * "refcount_t: underflow; use-after-free. in siw_destroy_listen" (the first RDMA-stack function
- * of the call trace), "RCU stall in siw_cep_set_inuse".
+ * of the call trace, or else the RDMA stack's work item it ran in), "RCU stall in
+ * siw_cep_set_inuse".
  */
 #ifndef IW_KERNEL_CONSOLE_H
 #define IW_KERNEL_CONSOLE_H
@@ -50,6 +51,7 @@ typedef struct kc_parser {
 	char prev[512];             /* the line before, for "[ cut here ]" */
 	bool open;
 	bool ended;                 /* "---[ end trace" seen: the report is complete */
+	char wq_fn[80];             /* the RDMA stack's work item the report ran in ("Workqueue:") */
 	kc_report cur;
 } kc_parser;
 
