@@ -453,8 +453,13 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			for (size_t i = 0; i < dm.len && bad == dm.len; i++)
 				if (dm.data[i] != ex_payload_octet(s, i))
 					bad = i;
+			/* A Read Response of another length than the Read Request asked for breaks the Data
+			 * Source's rule (RFC5040-5.2-03, as verify_read.c and decode name it); wrong octets
+			 * of the right length are the placement's (DDP-7.2-03). */
+			const char *req = (size_t)sz->i != dm.len && dm.opcode == IW_OP_READ_RESP ? "RFC5040-5.2-03"
+												: "DDP-7.2-03";
 			if ((size_t)sz->i != dm.len || bad != dm.len)
-				ok = ex_fail(x, "DDP-7.2-03", "expected %lld octets of the size pattern, seen %zu octets in %zu "
+				ok = ex_fail(x, req, "expected %lld octets of the size pattern, seen %zu octets in %zu "
 					  "segments%s", (long long)sz->i, dm.len, dm.nseg,
 					  bad != dm.len ? " with different content" : "");
 		}
