@@ -6,11 +6,21 @@
 
 #include "verify.h"
 
-/* RFC 5044 restates the draft's sender rules for Rev and PD_Length with its own values; RFC 6581
- * keeps them for its frames and adds the IRD/ORD block. */
-static bool rfc_profile(const iw_profile *p)
+/* The sender's Rev and PD_Length rules: RFC 5044 restates the draft's with its own values (Rev 1,
+ * at most 512 octets), and RFC 6581 keeps them for its frames. */
+static const char *rev_rule(const iw_profile *p)
 {
-	return p->id == IW_PROFILE_RFC5044 || p->id == IW_PROFILE_RFC6581;
+	return p->id == IW_PROFILE_RFC5044 || p->id == IW_PROFILE_RFC6581 ? "RFC5044-7.1.1-01" : "MPA-6.1.1-06";
+}
+
+static const char *pd_length_rule(const iw_profile *p)
+{
+	return p->id == IW_PROFILE_RFC5044 || p->id == IW_PROFILE_RFC6581 ? "RFC5044-7.1.1-04" : "MPA-6.1.1-08";
+}
+
+static const char *key_rule(enum iw_mpa_kind kind)
+{
+	return kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01";
 }
 
 /* iw_mpa_frame_check is written for the receiver: it names the rule a receiver applies when it
@@ -18,11 +28,11 @@ static bool rfc_profile(const iw_profile *p)
 const char *iw_verify_startup_sender_req(const iw_profile *p, const char *receiver_req, enum iw_mpa_kind kind)
 {
 	if (!strcmp(receiver_req, "MPA-6.1-R5") || !strcmp(receiver_req, "MPA-6.1-R8a"))
-		return kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01";
+		return key_rule(kind);
 	if (!strcmp(receiver_req, "MPA-6.1.1-07"))
-		return rfc_profile(p) ? "RFC5044-7.1.1-01" : "MPA-6.1.1-06";
+		return rev_rule(p);
 	if (!strcmp(receiver_req, "MPA-6.1-R9a"))
-		return rfc_profile(p) ? "RFC5044-7.1.1-04" : "MPA-6.1.1-08";
+		return pd_length_rule(p);
 	if (!strcmp(receiver_req, "RFC6581-9.1-04"))
 		return "RFC6581-9.1-01";
 	return receiver_req;
@@ -30,26 +40,17 @@ const char *iw_verify_startup_sender_req(const iw_profile *p, const char *receiv
 
 const char *iw_verify_startup_rev_req(const iw_profile *p, uint8_t want_rev)
 {
-	if (p->enhanced && want_rev == 2)
-		return "RFC6581-9.1-01";
-	return rfc_profile(p) ? "RFC5044-7.1.1-01" : "MPA-6.1.1-06";
+	return p->enhanced && want_rev == 2 ? "RFC6581-9.1-01" : rev_rule(p);
 }
 
 size_t iw_verify_startup_rules(const iw_profile *p, enum iw_mpa_kind kind, const char **rules, size_t cap)
 {
-	const char *all[6];
-	size_t n = 0;
-	all[n++] = kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01";
-	all[n++] = rfc_profile(p) ? "RFC5044-7.1.1-01" : "MPA-6.1.1-06";
-	all[n++] = rfc_profile(p) ? "RFC5044-7.1.1-04" : "MPA-6.1.1-08";
-	all[n++] = "MPA-6.1.1-05";
-	if (kind == IW_MPA_REQUEST)
-		all[n++] = "MPA-6.1.1-R1";
-	if (p->enhanced)
-		all[n++] = "RFC6581-9.1-01";
+	const char *all[] = {key_rule(kind), rev_rule(p), pd_length_rule(p), "MPA-6.1.1-05",
+			     kind == IW_MPA_REQUEST ? "MPA-6.1.1-R1" : NULL, p->enhanced ? "RFC6581-9.1-01" : NULL};
 	size_t k = 0;
-	for (; k < n && k < cap; k++)
-		rules[k] = all[k];
+	for (size_t i = 0; i < sizeof all / sizeof all[0] && k < cap; i++)
+		if (all[i])
+			rules[k++] = all[i];
 	return k;
 }
 
