@@ -22,13 +22,17 @@
 #      and a fixed sample), against duts/linux-siw.patched.expect; then
 #      tools/siw-patched-flips.sh prints the verdicts each patch changed and fails the run if a
 #      patch changed any other. IWSPEC_SIW_PATCHES=0002 (or =F1,F8) builds the module with those
-#      patches only and checks exactly their flips (a proof per patch, by hand).
+#      patches only and checks exactly their flips (a proof per patch, by hand);
+#   6. the fuzzing smoke, on the guest of the findings pass (whose kernel F3 has already hit):
+#      30 s of `iwspec fuzz` with the guest's console as an oracle (tools/fuzz-siw.sh --smoke,
+#      docs/fuzzing-network.md); it fails on a kernel report duts/linux-siw.kernel-baseline does
+#      not allow. Alone (`sh tools/interop-siw.sh fuzz-smoke`) it boots a guest of its own.
 #
 # A machine that cannot run the guest (no qemu, no /dev/net/tun, not root) prints SKIP and
 # exits 0; under CI=true that is a failure instead. INTEROP_WRITE_EXPECT=1 rewrites the
 # baselines from this run (review the diff: docs/interop/linux-siw.md explains each verdict).
 #
-#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|patched]...
+#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|patched|fuzz-smoke]...
 set -u
 DIR=$(cd "$(dirname "$0")/.." && pwd)
 cd "$DIR" || exit 2
@@ -38,7 +42,7 @@ NETNS=${IWSPEC_NETNS:-iwspec-siw}
 # console apart too.
 OUT=out/interop/linux-siw${IWSPEC_NETNS:+-$IWSPEC_NETNS}
 CONSOLE=$(sh tools/siw-guest/boot.sh --run-dir)/console.log
-PASSES=${*:-responder initiator rping-responder rping-initiator findings patched}
+PASSES=${*:-responder initiator rping-responder rping-initiator findings fuzz-smoke patched}
 # The passes whose guest the next pass may reuse (see 2. above).
 LEAVE_CLEAN="rping-responder rping-initiator"
 JOBS=${INTEROP_JOBS:-8}
@@ -208,6 +212,20 @@ t_boot=0
 t_suite=0
 for pass in $PASSES; do
 	bootopt=
+	if [ $pass = fuzz-smoke ]; then
+		# 6. above: the guest of the findings pass, or a fresh one.
+		ts=$(now)
+		running=
+		[ "$prev" = findings ] && running=--on-running-guest
+		IWSPEC=$IWSPEC bash tools/fuzz-siw.sh --smoke $running --out "$OUT/fuzz-smoke" >"$OUT/fuzz-smoke.log" 2>&1
+		frc=$?
+		prev=$pass
+		t_suite=$((t_suite + $(now) - ts))
+		grep -E '^fuzz-siw: (segment [0-9]*: exit|KERNEL|FAIL)' "$OUT/fuzz-smoke.log" | sed 's/^fuzz-siw: /interop: fuzz-smoke: /'
+		say "fuzz-smoke: exit $frc in $(($(now) - ts)) s; log $OUT/fuzz-smoke.log, findings in $OUT/fuzz-smoke/"
+		[ $frc -eq 0 ] || { say "FAIL: fuzz-smoke: a kernel report the baseline does not allow, or the fuzzer failed" >&2; bad=1; }
+		continue
+	fi
 	case $pass in
 	responder) conf=duts/linux-siw.conf; sel= ;;
 	initiator) conf=duts/linux-siw-initiator.conf; sel= ;;
@@ -226,7 +244,7 @@ for pass in $PASSES; do
 	# By hand: the patched pass's cases on siw.ko, against the unpatched verdicts the case list
 	# keeps (to check that list after the judge changed).
 	unpatched) conf=duts/linux-siw.conf; sel= ;;
-	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, patched or unpatched" >&2; exit 2 ;;
+	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, patched, unpatched or fuzz-smoke" >&2; exit 2 ;;
 	esac
 	tb=$(now)
 	reuse=no
