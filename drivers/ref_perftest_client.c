@@ -66,7 +66,6 @@ static void send_msg(iw_ref_server *s, rconn *c, const uint8_t *b, size_t n)
 	iw_err e;
 	if (iw_conn_send(c->model, IW_OP_SEND, b, n, &e) != IW_OK)
 		fail(s, c, e.msg);
-	c->pt.step++;
 }
 
 static void send_keys(iw_ref_server *s, rconn *c, bool zero)

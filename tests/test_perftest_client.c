@@ -117,8 +117,12 @@ TEST(perftest_client_runs_write_test)
 	}
 	CHECK_EQ(writes, IW_PERFTEST_ITERS);
 	CHECK(mem[0] != 0xee || mem[IW_PERFTEST_SIZE - 1] != 0xee);
-	/* Then the sync after the test, on the comm connection. */
+	/* Then the sync after the test, on the comm connection; the server's answer to it starts
+	 * nothing more (the client waits for the reports). */
 	CHECK(client_says(fd, m, IW_PERFTEST_KEYS_LEN, got));
+	answer(fd, m, b, sizeof b);
+	CHECK(!model_until(tfd, t, IW_EV_WRITE, 500, &ev, NULL, 0));
+	CHECK(!model_until(fd, m, IW_EV_SEND, 200, &ev, NULL, 0));
 out:
 	free(mem);
 	iw_conn_free(m);
