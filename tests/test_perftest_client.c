@@ -1,8 +1,8 @@
 /* The built-in DUT as perftest's client (drivers/ref_perftest_client.c, the initiator role of
  * ulp = perftest-*), driven here by a harness-side model playing perftest's server: the comm
  * connection's messages in order, the client's first, then the test connection, the keys four
- * times, the test (5 Writes of 65536 octets into the buffer the server's keys name), and the
- * sync after it. */
+ * times, the test (5 Sends of 65536 octets, 5 Writes into the buffer the server's keys name, or 5
+ * Read Requests of it), and the sync after it, after which the client posts nothing more. */
 #include "test_drivers.h"
 
 #include <stdlib.h>
@@ -43,14 +43,34 @@ static void answer(int fd, iw_conn *m, const uint8_t *b, size_t n)
 	flush(fd, m);
 }
 
-TEST(perftest_client_runs_write_test)
+/* The kind of event the server's model shows for one message of the client's test. */
+static enum iw_conn_ev_kind test_event(int ulp)
+{
+	return ulp == IW_ULP_PERFTEST_SEND ? IW_EV_SEND : ulp == IW_ULP_PERFTEST_WRITE ? IW_EV_WRITE : IW_EV_READ_SERVICED;
+}
+
+/* One message of the test as the server's model saw it: of the size and at the buffer due. */
+static void check_test_message(int ulp, const iw_conn_event *ev)
+{
+	if (ulp == IW_ULP_PERFTEST_SEND) {
+		CHECK_EQ(ev->len, IW_PERFTEST_SIZE);
+	} else if (ulp == IW_ULP_PERFTEST_WRITE) {
+		CHECK_EQ(ev->stag, IW_PERFTEST_HARNESS_RKEY);
+	} else {
+		CHECK_EQ(ev->rreq.src_stag, IW_PERFTEST_HARNESS_RKEY);
+		CHECK_EQ(ev->rreq.src_to, IW_PERFTEST_HARNESS_VADDR);
+		CHECK_EQ(ev->rreq.size, IW_PERFTEST_SIZE);
+	}
+}
+
+static void run_client(int ulp)
 {
 	iw_dut_config c;
 	iw_err e;
 	cfg_ref(&c, NULL, NULL);
 	c.role = IW_ROLE_INITIATOR;
 	c.reflector = false;
-	c.ulp = IW_ULP_PERFTEST_WRITE;
+	c.ulp = ulp;
 	iw_driver *d = NULL;
 	CHECK_EQ(iw_driver_open(&d, &c, &e), IW_OK);
 	if (!d)
@@ -98,7 +118,7 @@ TEST(perftest_client_runs_write_test)
 	if (tfd < 0 || !t)
 		goto out;
 	CHECK_EQ(iw_conn_register(t, IW_PERFTEST_HARNESS_RKEY, IW_PERFTEST_HARNESS_VADDR, mem, IW_PERFTEST_SIZE,
-				  IW_ACCESS_REMOTE_WRITE, &e), IW_OK);
+				  ulp == IW_ULP_PERFTEST_READ ? IW_ACCESS_REMOTE_READ : IW_ACCESS_REMOTE_WRITE, &e), IW_OK);
 	CHECK(model_until(tfd, t, IW_EV_FRAME_ACCEPTED, AWAIT_MS, &ev, NULL, 0));
 	flush(tfd, t);      /* the Reply: the client's ESTABLISHED */
 	for (int i = 0; i < IW_PERFTEST_KEYS_AFTER; i++) {
@@ -108,20 +128,24 @@ TEST(perftest_client_runs_write_test)
 	}
 	iw_perftest_keys_parse(got, &k);
 	CHECK(k.rkey != 0 && k.vaddr != 0);
-	/* The test: 5 Writes into the buffer the server's keys named, placed by the server's model. */
+	/* The test: 5 messages (Sends; Writes into the buffer the server's keys named; Read
+	 * Requests of it, which the server's model answers), seen by the server's model. */
 	memset(mem, 0xee, IW_PERFTEST_SIZE);
-	int writes = 0;
-	while (writes < IW_PERFTEST_ITERS && model_until(tfd, t, IW_EV_WRITE, AWAIT_MS, &ev, NULL, 0)) {
-		CHECK_EQ(ev.stag, IW_PERFTEST_HARNESS_RKEY);
-		writes++;
+	int msgs = 0;
+	while (msgs < IW_PERFTEST_ITERS && model_until(tfd, t, test_event(ulp), AWAIT_MS, &ev, NULL, 0)) {
+		check_test_message(ulp, &ev);
+		msgs++;
 	}
-	CHECK_EQ(writes, IW_PERFTEST_ITERS);
-	CHECK(mem[0] != 0xee || mem[IW_PERFTEST_SIZE - 1] != 0xee);
+	CHECK_EQ(msgs, IW_PERFTEST_ITERS);
+	flush(tfd, t);      /* the last Read Response: the client's test ends when it completes */
+	if (ulp == IW_ULP_PERFTEST_WRITE)
+		CHECK(mem[0] != 0xee || mem[IW_PERFTEST_SIZE - 1] != 0xee);
+	/* Read Responses are the server's to send: the next Read Request comes once one is done. */
 	/* Then the sync after the test, on the comm connection; the server's answer to it starts
 	 * nothing more (the client waits for the reports). */
 	CHECK(client_says(fd, m, IW_PERFTEST_KEYS_LEN, got));
 	answer(fd, m, b, sizeof b);
-	CHECK(!model_until(tfd, t, IW_EV_WRITE, 500, &ev, NULL, 0));
+	CHECK(!model_until(tfd, t, test_event(ulp), 500, &ev, NULL, 0));
 	CHECK(!model_until(fd, m, IW_EV_SEND, 200, &ev, NULL, 0));
 out:
 	free(mem);
@@ -131,3 +155,7 @@ out:
 		close(tfd);
 	end_case(d, fd);
 }
+
+TEST(perftest_client_runs_send_test) { run_client(IW_ULP_PERFTEST_SEND); }
+TEST(perftest_client_runs_write_test) { run_client(IW_ULP_PERFTEST_WRITE); }
+TEST(perftest_client_runs_read_test) { run_client(IW_ULP_PERFTEST_READ); }
