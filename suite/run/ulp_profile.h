@@ -58,7 +58,7 @@ const iw_ulp_profile *iw_ulp_profile_of(const iw_dut_config *d, int dut_role);
 /* The profile named name, or NULL. */
 const iw_ulp_profile *iw_ulp_profile_find(const char *name);
 
-/* Whether u can be selected (`ulp =`) and its `startup` run: false for the planned perftest ones. */
+/* Whether u can be selected (`ulp =`) and its `startup` run: false for a planned profile (none today). */
 bool iw_ulp_profile_ready(const iw_ulp_profile *u);
 
 /* Why case c cannot run against profile u ("needs recv=8x65536: the DUT runs rping -s (profile
