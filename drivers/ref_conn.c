@@ -102,6 +102,8 @@ void rs_drain_events(iw_ref_server *s, rconn *c)
 			break;
 		}
 	}
+	if (c->o.perftest)
+		rs_perftest_pump(s, c);
 }
 
 /* The reflector's buffer is one memory region for the whole DUT, registered under a different

@@ -12,7 +12,9 @@
  * with the access of the mode, vaddr at its second half as perftest gives it. Each connection
  * keeps receives posted: ib_send_bw's server receives of 65536 octets, as many as the engine's
  * sink holds (32; perftest posts 512), the others the one receive of 56 octets of the comm
- * connection. A message the flow does not expect ends the connection, as perftest exits.
+ * connection. A message the flow does not expect ends the connection, as perftest exits. A
+ * connection the built-in DUT dialled (the initiator role) is perftest's client's instead
+ * (ref_perftest_client.c), with the same buffer and keys.
  */
 #include "ref_server_int.h"
 
@@ -30,7 +32,8 @@
 
 void rs_perftest_config(const rconn *c, iw_conn_config *cfg)
 {
-	if (c->o.perftest == IW_REF_PERFTEST_SEND) {
+	/* The client (ref_perftest_client.c) posts receives on its comm connection only. */
+	if (c->o.perftest == IW_REF_PERFTEST_SEND && c->o.role != IW_ROLE_INITIATOR) {
 		cfg->recv_buffers = PT_RECVS;
 		cfg->recv_buffer_size = IW_PERFTEST_SIZE;
 	} else {
@@ -51,9 +54,22 @@ int rs_perftest_register(iw_ref_server *s, rconn *c, iw_err *e)
 	unsigned acc = c->o.perftest == IW_REF_PERFTEST_WRITE  ? IW_ACCESS_REMOTE_WRITE
 		       : c->o.perftest == IW_REF_PERFTEST_READ ? IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE
 							       : 0;
-	if (!acc)
-		return IW_OK;
-	return iw_conn_register(c->model, PT_STAG, PT_BASE, s->pt_mem, 2 * PT_HALF, acc, e);
+	int rc = acc ? iw_conn_register(c->model, PT_STAG, PT_BASE, s->pt_mem, 2 * PT_HALF, acc, e) : IW_OK;
+	if (rc == IW_OK && c->o.role == IW_ROLE_INITIATOR)
+		rs_perftest_client_start(s, c);
+	return rc;
+}
+
+void rs_perftest_own_keys(iw_perftest_keys *k)
+{
+	memset(k, 0, sizeof *k);
+	k->out_reads = 16;
+	k->qpn = 0x000101;
+	k->psn = 0x00abcd;
+	k->rkey = PT_STAG;
+	k->vaddr = PT_BASE + PT_HALF;
+	static const uint8_t gid[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1 };
+	memcpy(k->gid, gid, sizeof gid);
 }
 
 /* The size of the client's message after `step` answered ones, by its version. */
@@ -90,10 +106,8 @@ static void answer(iw_ref_server *s, rconn *c, const uint8_t *msg, size_t n)
 	if (p->step == 0) {
 		iw_perftest_version_encode(out, IW_PERFTEST_VERSION);
 	} else if (n == IW_PERFTEST_KEYS_LEN && next_len(p) == IW_PERFTEST_KEYS_LEN) {
-		iw_perftest_keys mine = {
-			.out_reads = 16, .qpn = 0x000101, .psn = 0x00abcd, .rkey = PT_STAG, .vaddr = PT_BASE + PT_HALF,
-			.gid = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1 },
-		};
+		iw_perftest_keys mine;
+		rs_perftest_own_keys(&mine);
 		iw_perftest_keys_encode(out, &mine);
 	} else if (n == IW_PERFTEST_INT_LEN && p->rem_version >= 532 && p->step <= 2) {
 		iw_put_be32(out, p->step == 1 ? IW_PERFTEST_CYCLE_BUFFER : IW_PERFTEST_CACHE_LINE);
@@ -111,6 +125,10 @@ static void answer(iw_ref_server *s, rconn *c, const uint8_t *msg, size_t n)
 void rs_perftest_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev)
 {
 	rs_perftest *p = &c->pt;
+	if (c->o.role == IW_ROLE_INITIATOR) {
+		rs_perftest_client_event(s, c, ev);
+		return;
+	}
 	if (ev->kind != IW_EV_SEND || p->test || c->app_close)
 		return;
 	if (!p->comm) {

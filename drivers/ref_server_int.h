@@ -8,6 +8,7 @@
  *   ref_conn_io.c  a connection's octets moved through the fault stage both ways; timeouts, FIN
  *   ref_rping.c    rping (docs/rping.md) as the application instead of the reflector
  *   ref_perftest.c perftest's server (ib_*_bw -R) as the application: its comm connection
+ *   ref_perftest_client.c  perftest's client (ib_*_bw -R HOST) as the initiator's application
  *
  * Everything here runs on the loop's thread, but for what ref_server.h says is thread-safe
  * (the fields under mu).
@@ -51,6 +52,14 @@ typedef struct rs_perftest {
 	bool test;                  /* a test connection (its first Send was not) */
 	unsigned step;              /* messages answered */
 	int rem_version;            /* the peer's, in hundredths (perftest_msg.h) */
+	/* perftest's client (initiator role, ref_perftest_client.c) */
+	unsigned pair;              /* id of the run's other connection (comm <-> test); 0: none yet */
+	bool full;                  /* test connection: in full operation */
+	bool before_done;           /* comm: the keys before the test connection were answered */
+	unsigned keys_sent, keys_got;   /* comm: keys after the test connection, sent and answered */
+	unsigned iters_left;        /* test: messages of the test still to post */
+	uint32_t rem_rkey;          /* the server's keys: its buffer */
+	uint64_t rem_vaddr;
 } rs_perftest;
 
 typedef struct rconn {
@@ -97,6 +106,8 @@ struct iw_ref_server {
 	int nconns;
 	uint8_t *shared_mem;        /* the reflector's buffer, one for all connections (docs/reflector.md) */
 	uint8_t *pt_mem;            /* perftest's buffer, one for all connections (ref_perftest.c) */
+	unsigned pt_waiting;        /* perftest's client: the comm connection whose test connection the
+				     * next dial is (ref_perftest_client.c); 0: none */
 	unsigned next_id;
 	int64_t redial_ms;
 	bool once_begun;
@@ -145,6 +156,15 @@ void rs_rping_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev);
 void rs_perftest_config(const rconn *c, iw_conn_config *cfg);
 int rs_perftest_register(iw_ref_server *s, rconn *c, iw_err *e);
 void rs_perftest_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev);
+struct iw_perftest_keys;
+void rs_perftest_own_keys(struct iw_perftest_keys *k);    /* the keys naming the buffer */
+
+/* ref_perftest_client.c: perftest's client, for a connection the initiator dialled. _start
+ * decides whether c is a run's comm connection or its test connection; _pump posts the test's
+ * messages as the model's output drains (called after each connection's events). */
+void rs_perftest_client_start(iw_ref_server *s, rconn *c);
+void rs_perftest_client_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev);
+void rs_perftest_pump(iw_ref_server *s, rconn *c);
 
 /* ref_conn_io.c */
 

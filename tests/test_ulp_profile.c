@@ -97,7 +97,10 @@ TEST(ulp_profile_of_config)
 	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->name, "perftest-write-server");
 	CHECK_EQ(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->startup, IW_ULP_START_PERFTEST);
 	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->name, "perftest-write-client");
-	CHECK(!iw_ulp_profile_ready(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)));
+	/* iwspec plays perftest's server to a client DUT too (exec_perftest.c): every perftest
+	 * profile is selectable and runs its startup. */
+	CHECK_EQ(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->startup, IW_ULP_START_PERFTEST);
+	CHECK(iw_ulp_profile_ready(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)));
 	size_t n;
 	const iw_ulp_profile *all = iw_ulp_profiles(&n);
 	CHECK(n >= 5);
@@ -146,6 +149,23 @@ TEST(ulp_unmet_names_capability_and_profile)
 	 * `startup` is not held back by a profile that has none. */
 	CHECK(!iw_ulp_unmet(mk, none, why, sizeof why));
 	CHECK(!iw_ulp_unmet(mk, nonei, why, sizeof why));
+	/* perftest's clients: a case that needs nothing runs (unlike none-initiator, `startup` has
+	 * the client's test to wait for); ib_send_bw's client posts no receives and opens no buffer. */
+	const iw_ulp_profile *ps = iw_ulp_profile_find("perftest-send-client");
+	const iw_ulp_profile *pw = iw_ulp_profile_find("perftest-write-client");
+	const iw_ulp_profile *pr = iw_ulp_profile_find("perftest-read-client");
+	CHECK(ps && pw && pr);
+	if (!ps || !pw || !pr)
+		goto out;
+	CHECK(!iw_ulp_unmet(bare, ps, why, sizeof why));
+	CHECK(iw_ulp_unmet(c, ps, why, sizeof why));
+	CHECK(strstr(why, "needs recv=1x16: the DUT runs ib_send_bw -R -n 5 HARNESS (ulp profile perftest-send-client)") ==
+	      why);
+	CHECK(iw_ulp_unmet(w, ps, why, sizeof why));
+	CHECK(iw_ulp_unmet(w, pw, why, sizeof why));
+	CHECK(strstr(why, "needs read-stag=64:") == why);
+	CHECK(!iw_ulp_unmet(w, pr, why, sizeof why));
+	CHECK(iw_ulp_unmet(e, pr, why, sizeof why));
 out:
 	iw_case_free(c);
 	iw_case_free(e);

@@ -48,6 +48,10 @@
 #define IW_PERFTEST_KEYS_AFTER 4        /* ... and after it, before the test starts */
 #define IW_PERFTEST_SIZE 65536          /* -s of the bw tests */
 #define IW_PERFTEST_CYCLE_BUFFER 4096   /* the page size */
+#define IW_PERFTEST_HARNESS_RKEY 0x00c00001u   /* the buffer the harness's keys name as server */
+#define IW_PERFTEST_HARNESS_VADDR 0x0000700000010000ull
+#define IW_PERFTEST_ITERS 5             /* -n of a client against iwspec: perftest's least (MIN_ITER),
+					 * so a case's startup takes the whole test (5 x 64 KiB) */
 #define IW_PERFTEST_CACHE_LINE 64
 
 typedef struct iw_perftest_keys {

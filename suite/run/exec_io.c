@@ -378,8 +378,9 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	int rc = IW_EINVAL;
 	bool raw = x->o->dut.raw_ifname[0] != '\0';
 	/* A DUT that runs perftest's server listens for the test connection only once its control
-	 * channel has been through the version, the system data and the MTU (exec_perftest.c). */
-	if (!raw && x->dut_role == IW_ROLE_RESPONDER && !h->pt_is_comm &&
+	 * channel has been through the version, the system data and the MTU (exec_perftest.c); one
+	 * that runs its client connects it only then. */
+	if (!raw && !h->pt_is_comm &&
 	    iw_ulp_profile_of(&x->o->dut, x->dut_role)->startup == IW_ULP_START_PERFTEST) {
 		if (!ex_perftest_prelude(x, h, timeout_ms))
 			return false;

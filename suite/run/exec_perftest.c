@@ -2,7 +2,10 @@
  * exec_perftest.c - the harness as perftest's client (ib_send_bw, ib_write_bw, ib_read_bw with
  * -R) against a DUT that runs perftest's server, as suite/engine/perftest_msg.h describes it: a
  * comm connection before each connection of the case, and the keys on it after that
- * connection's startup frames.
+ * connection's startup frames. Against a DUT that runs perftest's client (the initiator role:
+ * `ib_*_bw -R -n 5 HARNESS`) the harness is the server: the same comm connection, accepted,
+ * each message the DUT's first and the harness's answer after it; its keys name a buffer of
+ * its own, and `startup` takes the client's whole test after them (client_test).
  *
  * perftest's server listens for the test connection only once its comm connection has been
  * through the version, the system data and the MTU, so every connection a case opens to it (the
@@ -66,18 +69,20 @@ static bool comm_error(ctx *x, const char *what)
 	return ex_herror(x, "perftest's comm connection, its %s: %s (the case is not judged)", what, r);
 }
 
-/* One message each way on the comm connection (x->h): our Send, then the DUT's of n octets. */
+/* One message each way on the comm connection (x->h): perftest's client sends first and its
+ * server answers, so the harness's Send, then the DUT's of n octets, against a server DUT, and
+ * the other way round against a client DUT (the initiator role). */
 static bool exchange(ctx *x, const uint8_t *mine, size_t nmine, size_t n, int64_t within_ms, const char *what)
 {
-	iw_step st;
-	ex_st_init(&st, IW_STEP_SEND_FPDU, "send", 0);
-	ex_st_bytes(&st, "data", mine, nmine);
-	if (!ex_act_send_fpdu(x, &st))
-		return false;
-	ex_st_init(&st, IW_EXPECT_FPDU, "perftest", 0);
-	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	iw_step snd, exp;
+	ex_st_init(&snd, IW_STEP_SEND_FPDU, "send", 0);
+	ex_st_bytes(&snd, "data", mine, nmine);
+	ex_st_init(&exp, IW_EXPECT_FPDU, "perftest", 0);
+	ex_st_int(&exp, "within", within_ms, IW_ARG_DURATION);
 	x->h->pt_want = n;
-	return ex_exp_message(x, &st, false) || comm_error(x, what);
+	if (x->dut_role == IW_ROLE_INITIATOR)
+		return (ex_exp_message(x, &exp, false) || comm_error(x, what)) && ex_act_send_fpdu(x, &snd);
+	return ex_act_send_fpdu(x, &snd) && (ex_exp_message(x, &exp, false) || comm_error(x, what));
 }
 
 bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms)
@@ -100,7 +105,7 @@ bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms)
 		if (opened && ex_startup_frames(x, within, 0, 1, 0))
 			break;
 		/* Not opened: the driver retried the refusals for the connect timeout already. */
-		bool refused = comm->got_frame_valid && comm->got_frame.r;
+		bool refused = comm->got_frame_valid && comm->got_frame.r && x->dut_role == IW_ROLE_RESPONDER;
 		if (!opened || x->harness_error || (comm->got_frame_valid && !refused) || attempt == COMM_ATTEMPTS)
 			return opened ? comm_error(x, "startup") : false;
 		ex_note(x, "perftest's comm connection, attempt %d: %.300s (the run before had not ended yet); again in "
@@ -154,14 +159,56 @@ bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms)
 	return true;
 }
 
+/* Against a client DUT: its test, which follows the keys at once (IW_PERFTEST_ITERS messages of
+ * -s octets: its Sends, its Writes into the buffer the harness's keys name, or its Read Requests
+ * of it, each answered with a Read Response), taken whole so that the connection is quiet when
+ * the case's own steps begin, as the reflector's greeting is taken. */
+static bool client_test(ctx *x, int64_t within_ms)
+{
+	static uint8_t zeros[IW_PERFTEST_SIZE];
+	int ulp = x->o->dut.ulp;
+	iw_step st;
+	for (int i = 0; i < IW_PERFTEST_ITERS; i++) {
+		const char *word = ulp == IW_ULP_PERFTEST_SEND ? "send" : ulp == IW_ULP_PERFTEST_WRITE ? "write" : "read_req";
+		ex_st_init(&st, IW_EXPECT_FPDU, word, 0);
+		ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+		if (ulp == IW_ULP_PERFTEST_READ) {
+			ex_st_int(&st, "src_stag", IW_PERFTEST_HARNESS_RKEY, IW_ARG_INT);
+			ex_st_int(&st, "rsize", IW_PERFTEST_SIZE, IW_ARG_INT);
+		} else {
+			ex_st_int(&st, "len", IW_PERFTEST_SIZE, IW_ARG_INT);
+		}
+		if (ulp == IW_ULP_PERFTEST_WRITE)
+			ex_st_int(&st, "stag", IW_PERFTEST_HARNESS_RKEY, IW_ARG_INT);
+		if (!ex_exp_message(x, &st, false))
+			return false;
+		if (ulp != IW_ULP_PERFTEST_READ)
+			continue;
+		ex_st_init(&st, IW_STEP_SEND_FPDU, "read_resp", 0);
+		ex_st_bytes(&st, "data", zeros, sizeof zeros);
+		if (!ex_act_send_fpdu(x, &st))
+			return false;
+	}
+	ex_note(x, "perftest's client ran its test: %d %s of %d octets", IW_PERFTEST_ITERS,
+		ulp == IW_ULP_PERFTEST_SEND ? "Sends" : ulp == IW_ULP_PERFTEST_WRITE ? "Writes" : "Read Requests answered",
+		IW_PERFTEST_SIZE);
+	return true;
+}
+
 bool ex_perftest_keys(ctx *x, int64_t within_ms)
 {
 	hconn *h = x->h;
 	hconn *comm = h->pt_comm;
 	if (!comm)
 		return ex_herror(x, "perftest: no comm connection to exchange the keys on");
-	/* The harness offers no buffer of its own: its keys say so with rkey and vaddr 0. */
+	/* As perftest's client the harness offers no buffer of its own: its keys say so with rkey and
+	 * vaddr 0. As its server, it names one, which the client's test Writes or Reads. */
+	bool client_dut = x->dut_role == IW_ROLE_INITIATOR;
 	iw_perftest_keys mine = { .out_reads = 1, .qpn = 1, .psn = 1 }, k;
+	if (client_dut) {
+		mine.rkey = IW_PERFTEST_HARNESS_RKEY;
+		mine.vaddr = IW_PERFTEST_HARNESS_VADDR;
+	}
 	uint8_t b[IW_PERFTEST_KEYS_LEN];
 	iw_perftest_keys_encode(b, &mine);
 	x->h = comm;
@@ -181,5 +228,5 @@ bool ex_perftest_keys(ctx *x, int64_t within_ms)
 	h->adv_to = k.vaddr;
 	h->adv_len = (uint32_t)(range < UINT32_MAX ? range : UINT32_MAX);
 	ex_adv_to_model(h);
-	return true;
+	return !client_dut || client_test(x, within_ms);
 }

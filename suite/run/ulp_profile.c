@@ -17,7 +17,6 @@
 
 #define REFLECTOR_CAPS (IW_CAP_RECV | IW_CAP_WRITE_STAG | IW_CAP_READ_STAG | IW_CAP_ECHO | IW_CAP_GREETING | \
 			IW_CAP_SHARED | IW_CAP_SECOND_CONN | IW_CAP_DUT_SEND)
-#define PERFTEST_NOT_YET "iwspec does not yet play perftest's server to a perftest client DUT (issue 26 item 2)"
 
 static const iw_ulp_profile profiles[] = {
 	{
@@ -75,9 +74,12 @@ static const iw_ulp_profile profiles[] = {
 		       "connection",
 	},
 	{
-		.name = "perftest-send-client", .ulp = IW_ULP_PERFTEST_SEND, .dut_role = IW_ROLE_INITIATOR, .dut_runs = "ib_send_bw -R HARNESS",
-		.provides = IW_CAP_DUT_SEND, .startup = IW_ULP_START_PLANNED, .why_not = PERFTEST_NOT_YET,
-		.how = "(planned) the client Sends messages of -s octets once the keys are exchanged",
+		.name = "perftest-send-client", .ulp = IW_ULP_PERFTEST_SEND, .dut_role = IW_ROLE_INITIATOR,
+		.dut_runs = "ib_send_bw -R -n 5 HARNESS", .startup = IW_ULP_START_PERFTEST,
+		.how = "iwspec plays perftest's server: the DUT's comm connection first, each of its messages answered; "
+		       "after the test connection's Reply the keys four times (the harness's name a buffer of its own), "
+		       "then startup takes the client's whole test, 5 Sends of 65536 octets; the client posts no "
+		       "receives on its test connection and its buffer is for local writes only",
 	},
 	{
 		.name = "perftest-write-server", .ulp = IW_ULP_PERFTEST_WRITE, .dut_role = IW_ROLE_RESPONDER, .dut_runs = "ib_write_bw -R",
@@ -88,9 +90,10 @@ static const iw_ulp_profile profiles[] = {
 	},
 	{
 		.name = "perftest-write-client", .ulp = IW_ULP_PERFTEST_WRITE, .dut_role = IW_ROLE_INITIATOR,
-		.dut_runs = "ib_write_bw -R HARNESS", .provides = IW_CAP_WRITE_STAG | IW_CAP_DUT_WRITE,
-		.amounts = { 0, 0, 65536, 0, 0 }, .startup = IW_ULP_START_PLANNED, .why_not = PERFTEST_NOT_YET,
-		.how = "(planned) the client Writes into the buffer the harness's keys name, and sends its own keys",
+		.dut_runs = "ib_write_bw -R -n 5 HARNESS", .provides = IW_CAP_WRITE_STAG,
+		.amounts = { 0, 0, 65536, 0, 0 }, .startup = IW_ULP_START_PERFTEST,
+		.how = "as perftest-send-client's, the test 5 Writes of 65536 octets into the buffer the harness's keys "
+		       "name; the client's keys name 65536 octets of its own buffer, registered for remote write",
 	},
 	{
 		.name = "perftest-read-server", .ulp = IW_ULP_PERFTEST_READ, .dut_role = IW_ROLE_RESPONDER, .dut_runs = "ib_read_bw -R",
@@ -100,10 +103,11 @@ static const iw_ulp_profile profiles[] = {
 		       "remote write",
 	},
 	{
-		.name = "perftest-read-client", .ulp = IW_ULP_PERFTEST_READ, .dut_role = IW_ROLE_INITIATOR, .dut_runs = "ib_read_bw -R HARNESS",
-		.provides = IW_CAP_READ_STAG | IW_CAP_WRITE_STAG | IW_CAP_DUT_READ, .amounts = { 0, 0, 65536, 65536, 0 },
-		.startup = IW_ULP_START_PLANNED, .why_not = PERFTEST_NOT_YET,
-		.how = "(planned) the client Reads the buffer the harness's keys name",
+		.name = "perftest-read-client", .ulp = IW_ULP_PERFTEST_READ, .dut_role = IW_ROLE_INITIATOR, .dut_runs = "ib_read_bw -R -n 5 HARNESS",
+		.provides = IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 65536, 0 },
+		.startup = IW_ULP_START_PERFTEST,
+		.how = "as perftest-send-client's, the test 5 RDMA Reads of 65536 octets of the harness's buffer, each "
+		       "answered in startup; the client's keys name 65536 octets registered for remote read and write",
 	},
 };
 

@@ -27,10 +27,11 @@ enum iw_ulp_startup {
 	IW_ULP_START_RPING_INFO,    /* frames, then rping's 16-octet advertisement (the client's source
 				     * buffer), which becomes the connection's advertised buffer */
 	IW_ULP_START_NONE,          /* no way to full operation iwspec speaks: cases with `startup` SKIP */
-	IW_ULP_START_PERFTEST,      /* perftest's server: its comm connection before each connection, the
-				     * frames, then the keys on the comm connection (exec_perftest.c); the
-				     * DUT's keys name the advertised buffer */
-	IW_ULP_START_PLANNED,       /* an exchange iwspec does not speak yet (perftest's, in a role): the
+	IW_ULP_START_PERFTEST,      /* perftest, server or client: its comm connection before each
+				     * connection, the frames, then the keys on the comm connection
+				     * (exec_perftest.c); the DUT's keys name the advertised buffer; a
+				     * client DUT's whole test follows, taken too */
+	IW_ULP_START_PLANNED,       /* an exchange iwspec does not speak yet (none today): the
 				     * profile's cases SKIP, and the table of docs/ulp-profiles.md shows
 				     * what it would run */
 };
@@ -57,7 +58,7 @@ const iw_ulp_profile *iw_ulp_profile_of(const iw_dut_config *d, int dut_role);
 /* The profile named name, or NULL. */
 const iw_ulp_profile *iw_ulp_profile_find(const char *name);
 
-/* Whether u can be selected (`ulp =`) and its `startup` run: false for the planned perftest ones. */
+/* Whether u can be selected (`ulp =`) and its `startup` run: false for a planned profile (none today). */
 bool iw_ulp_profile_ready(const iw_ulp_profile *u);
 
 /* Why case c cannot run against profile u ("needs recv=8x65536: the DUT runs rping -s (profile
