@@ -187,6 +187,32 @@ judge_cases() { # $1 name, $2 baseline
 		say "FAIL: $1: the verdicts and iwspec decode of the captures disagree:" >&2
 		sed 's/^/  /' "$OUT/$1.xcheck" >&2
 	fi
+	# Read a third time, by Wireshark: every FPDU of every capture of the pass, field by field
+	# against the engine (tests/cli/tshark_check.sh), in the background while the next pass runs
+	# (one tshark per capture, 0.2 s of CPU each); tshark_results collects them before the end.
+	if command -v tshark >/dev/null 2>&1; then
+		rm -f "$OUT/$1.tshark" "$OUT/$1.tshark.rc"
+		(TSHARK_CASES_ONLY=1 TSHARK_CASE_DIRS="$OUT/$1" IWSPEC="$IWSPEC" sh tests/cli/tshark_check.sh \
+			>"$OUT/$1.tshark" 2>&1; echo $? >"$OUT/$1.tshark.rc") &
+		tshark_passes="$tshark_passes $1"
+	elif [ "${CI:-}" = true ]; then
+		say "FAIL: tshark is missing (tools/install-deps.sh installs it)" >&2
+		bad=1
+	fi
+}
+
+# Waits for the passes' tshark checks and says what each found.
+tshark_results() {
+	wait
+	for p in $tshark_passes; do
+		if [ "$(cat "$OUT/$p.tshark.rc" 2>/dev/null)" = 0 ]; then
+			say "$p: $(grep '^tshark-check: case pcaps:' "$OUT/$p.tshark" | sed 's/^tshark-check: //')"
+		else
+			bad=1
+			say "FAIL: $p: Wireshark and the engine read the captures differently ($OUT/$p.tshark):" >&2
+			grep -A3 '^FAIL' "$OUT/$p.tshark" | head -20 | sed 's/^/  /' >&2
+		fi
+	done
 }
 
 # The patched pass's cases: $OUT/patched-cases/{main,alone}/ hold links to the case files
@@ -207,6 +233,7 @@ patched_case_dirs() {
 }
 
 bad=0
+tshark_passes=
 prev=
 t_boot=0
 t_suite=0
@@ -351,6 +378,7 @@ for pass in $PASSES; do
 	[ $frc -eq 0 ] || { say "FAIL: $pass: a patch changed what it should not, or a flip is unexplained (above)" >&2; bad=1; }
 done
 sh tools/siw-guest/stop.sh >/dev/null 2>&1
+tshark_results
 say "times: guest build $t_build s, boots $t_boot s, suite $t_suite s"
 if [ $bad -ne 0 ]; then
 	say "FAIL: see $OUT/*.log and the guests' consoles in $OUT/*.console.log" >&2

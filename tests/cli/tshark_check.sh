@@ -121,6 +121,8 @@ expert_rows() {
 	$3 == "IWARP_MPA" { s = $0; sub(/^ *[0-9]+ +[^ ]+ +IWARP_MPA +/, "", s); print "expert " sev " " s }' | sort -u
 }
 
+# TSHARK_CASES_ONLY=1: only the report directories of TSHARK_CASE_DIRS (no vectors, no sample).
+if [ -z "${TSHARK_CASES_ONLY:-}" ]; then
 for p in "$@"; do
 	name=$(basename "$p")
 	# One tshark per capture (its start costs more than the dissection): the PDML, then after
@@ -157,6 +159,7 @@ for p in "$@"; do
 	fi
 	sed -n 's/^# exception \([^:]*\): \(.*\)$/     KNOWN DIVERGENCE \1: \2/p' "$tmp/engine"
 done
+fi
 
 # ---- the case captures -----------------------------------------------------------------------
 # The per-case pcaps of `iwspec run --pcap` (docs/reports.md, "Per-case pcaps": one segment per
@@ -396,6 +399,7 @@ case_profile() {
 
 c_same=0 c_mpa=0 c_left=0 c_pcaps=0
 mkdir -p "$tmp/sample"
+if [ -z "${TSHARK_CASES_ONLY:-}" ]; then
 for id in $CASE_SAMPLE; do
 	f=$(grep -rl "^id: $id\$" "$ROOT/cases" | head -1)
 	if [ -z "$f" ]; then bad "case $id of the sample is not in $ROOT/cases"; continue; fi
@@ -412,6 +416,7 @@ for m in off on; do
 		[ -f "$p" ] && case_check "$p" rfc5044 "(markers $m)"
 	done
 done
+fi
 for d in ${TSHARK_CASE_DIRS:-}; do
 	for p in "$d"/pcap/*.pcap; do
 		[ -f "$p" ] && case_check "$p" "$(case_profile "$p")" "($d)"
