@@ -242,7 +242,8 @@ for role in $ROLES; do
 done
 t_fuzz=$(($(now) - t_fuzz))
 rate=$(awk -v n=$runs_total -v s=$fuzz_s 'BEGIN { printf "%.2f", (s > 0 ? n / s : 0) }')
-ratio=$(awk -v r="$rate" -v b="$bare_rate" 'BEGIN { printf "%.2f", (b > 0 ? r / b : 0) }')
+# Three significant digits: against a guest the ratio is small (0.03, 0.003), and 0.00 says nothing.
+ratio=$(awk -v r="$rate" -v b="$bare_rate" 'BEGIN { printf "%.3g", (b > 0 ? r / b : 0) }')
 reboots=$boots
 [ $RUNNING = 1 ] || reboots=$((boots - 1))
 say "fuzzing: $runs_total runs in $fuzz_s s of fuzzing ($t_fuzz s with $reboots reboots): $rate runs/s, $ratio of the bare rate ($bare_rate/s); coverage up to $cov_max/$cov_total in a segment; guest dead or stuck $dead times"
