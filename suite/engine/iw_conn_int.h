@@ -87,6 +87,8 @@ struct iw_conn {
 	bool hold;
 	size_t hold_pos;
 
+	/* The event ring: not zeroed at new (iw_conn_new), so it stays the struct's last fields but
+	 * for its counters. */
 	iw_conn_event ev[IW_CONN_MAX_EVENTS];
 	unsigned ev_head, ev_count;
 	size_t ev_lost;
