@@ -55,6 +55,11 @@ typedef struct capview {
 	uint64_t fail_start, fail_end, dut_total;
 	int64_t *t_us;
 	size_t nt, capt;
+	/* The capture's connection (numbered as they were opened) of the probe before the case, the
+	 * wire log's connection 0 (suite/run/exec_startup.c ex_probe_served): it gives no verdict,
+	 * the case's own connections do, so what decode finds on it is counted, not compared. */
+	uint64_t probe_conn;
+	size_t probe_violations;
 } capview;
 
 static const char *jstr(const json_t *o, const char *key)
@@ -205,6 +210,24 @@ static void failure_at(capview *cv, const json_t *jc)
 		cv->fail_conn = 0;
 }
 
+/* Which of the capture's connections is the probe before the case: the k-th the harness opened
+ * is the capture's k-th (failure_at), and the probe is the wire log's connection 0. */
+static void probe_at(capview *cv, const json_t *jc)
+{
+	uint64_t opened = 0;
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(jc, "wire"), i, w) {
+		if (strcmp(jstr(w, "what"), "connect"))
+			continue;
+		opened++;
+		if (json_integer_value(json_object_get(w, "conn")) == 0) {
+			cv->probe_conn = opened;
+			return;
+		}
+	}
+}
+
 /* Each connection as the reader hands it out: decoded as `iwspec decode --json` does, then
  * the DUT's direction read from the JSON (the one place decode says whose octets broke what). */
 static void on_conn(void *ctx, iw_pcap_conn *c, const iw_pcap_end *end)
@@ -226,9 +249,13 @@ static void on_conn(void *ctx, iw_pcap_conn *c, const iw_pcap_end *end)
 			continue;
 		json_array_foreach(json_object_get(d, "items"), k, x)
 			cv->fpdus += !strcmp(jstr(x, "type"), "fpdu");
-		json_array_foreach(json_object_get(d, "violations"), k, x)
-			note_seen(cv, x, failure_pos(cv, c->number, s, by_off,
-						       json_integer_value(json_object_get(x, "frame"))));
+		json_array_foreach(json_object_get(d, "violations"), k, x) {
+			if (c->number == cv->probe_conn)
+				cv->probe_violations++;
+			else
+				note_seen(cv, x, failure_pos(cv, c->number, s, by_off,
+							       json_integer_value(json_object_get(x, "frame"))));
+		}
 	}
 	json_decref(v.json);
 }
@@ -315,6 +342,8 @@ static int check_case(casectx *x, const json_t *jc, iw_err *e)
 	/* A PASS has no failure; a failure without a wire entry is compared whole. */
 	cv->fail_us = -1;
 	cv->fail_conn = 0;
+	cv->probe_conn = cv->probe_violations = 0;
+	probe_at(cv, jc);
 	if (failed_req[0])
 		failure_at(cv, jc);
 	int64_t start = iso_us(jstr(jc, "start"));
@@ -331,6 +360,7 @@ static int check_case(casectx *x, const json_t *jc, iw_err *e)
 		return iw_errf(e, -1, "%s", msg);
 	x->t->captures++;
 	x->t->dut_fpdus += cv->fpdus;
+	x->t->probe_violations += cv->probe_violations;
 
 	/* A FAIL, WARN or INFO that rests on a requirement; a PASS rests on none. */
 	bool failed = failed_req[0] && (!strcmp(verdict, "FAIL") || !strcmp(verdict, "WARN") || !strcmp(verdict, "INFO"));

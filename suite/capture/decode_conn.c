@@ -268,11 +268,20 @@ static bool no_reply(connctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end,
 	char how[96], d[192];
 	end_text(c, end, how, sizeof how);
 	uint64_t fq = iw_pcap_frame_of(ini->s, ini->flen - 1);
-	snprintf(d, sizeof d, "no Reply to the Request (frame %llu): the responder sent nothing before %s",
-		 (unsigned long long)fq, how);
 	iw_decode_ctx o;
 	ctx_for(cc, rsp, &o, 0);
 	cc->v->no_reply = true;
+	/* Octets behind the Request, and no Reply yet: an initiator sends none before a valid Reply,
+	 * and what a responder does with them is unspecified (requirements.md §6 A6), so the Reply it
+	 * did not send is only what it should (MPA-6.1-R2f), as the runner holds it (finding F11). */
+	if (ini->s->len > ini->flen) {
+		snprintf(d, sizeof d, "no Reply to the Request (frame %llu, %zu octets behind it) before %.90s",
+			 (unsigned long long)fq, ini->s->len - ini->flen, how);
+		iw_decode_violation(&o, "MPA-6.1-R2f", IW_VIOL_FATAL, -1, 0, 0, 0, d);
+		return true;
+	}
+	snprintf(d, sizeof d, "no Reply to the Request (frame %llu): the responder sent nothing before %s",
+		 (unsigned long long)fq, how);
 	iw_decode_violation(&o, "MPA-6.1-R2a", IW_VIOL_FATAL, -1, 0, 0, 0, d);
 	return true;
 }

@@ -63,10 +63,18 @@ expect 1 "a per-frame failure decode does not find" "$IWSPEC" crosscheck "$tmp/e
 contains "^DISAGREE $CASE: MPA-5.2-11: decode: it found MPA-4-02 in the DUT's octets" "decode's findings are named"
 # decode's MPA-4-02 is in the octets the run failed on: the run stops at the first rule broken
 # there, so it is counted, not held against the verdict.
-contains ', 1 in the octets it failed on and not judged there)' "decode's other finding in the failure's octets is counted"
+contains ', 1 in the octets it failed on and not judged there,' "decode's other finding in the failure's octets is counted"
 if grep -q "^DISAGREE $CASE: MPA-4-02: " "$tmp/out"; then bad "decode's other finding in the failure's octets is not a disagreement"; else ok; fi
 expect 0 "--skip leaves the case out" "$IWSPEC" crosscheck --skip "$CASE" "$tmp/edit"
 contains '1 left out (--skip)' "the case left out is counted"
+
+# The same PASS, its connection made the probe before the case (the wire log's connection 0): the
+# probe gives no verdict, so decode's MPA-4-02 on it is counted, not compared.
+edit '(.cases[] | select(.id == "'$CASE'")) |= (.verdict = "PASS" | .failed_requirement = null | .reason = "" |
+	.wire |= map(if .what == "connect" then .conn = 0 else . end))'
+expect 0 "a violation on the probe before the case is not compared" "$IWSPEC" crosscheck "$tmp/edit"
+contains ' on the probe before a case)' "the probe's violations are counted"
+if grep -q ', 0 on the probe before a case)' "$tmp/out"; then bad "the probe's violations are counted, not 0"; else ok; fi
 
 # What cannot be read.
 rm -f "$tmp/edit/pcap/$CASE.pcap"
