@@ -4,9 +4,10 @@
 # Three lanes run side by side. Lane 1 holds the stages that keep the cores busy (the CLI
 # scripts, the two matrices), then the sanitizers' CLI scripts and unit tests; lane 2 the Linux
 # siw stage on its qemu guest (the longest, about 110 s on an idle machine and 230 s beside the
-# rest), then the sanitizers' conformance column and the OSS-Fuzz build contract; lane 3 the sanitizer build, then the light
-# stages that wait on DUT timers (the unit tests, the CLI scripts against hostile DUTs) and the
-# fuzz targets. No stage with timing-bound checks under ASan runs beside the siw guest
+# rest), then the sanitizers' conformance column; lane 3 the sanitizer build, then the light
+# stages that wait on DUT timers (the unit tests, the CLI scripts against hostile DUTs), the
+# fuzz targets and the OSS-Fuzz build contract (both beside the guest, where a core is free once
+# lane 1 waits for it). No stage with timing-bound checks under ASan runs beside the siw guest
 # (TEST_AFTER below; the fuzz targets, which have none, may), and no more than two of them run
 # at once: before the sanitizer build's per-connection allocations were made small (issue 13),
 # three at once loaded two cores so much (load average 15-50) that those checks failed: the
@@ -26,14 +27,14 @@
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
 #   test-cli conformance mutants test-san-cli test-san-unit          busy, then ASan
-#   interop test-san-conformance test-cflite                         the siw guest, then ASan
-#   san-build test-unit test-hostile test-fuzz                       the build, then light
+#   interop test-san-conformance                                     the siw guest, then ASan
+#   san-build test-unit test-hostile test-fuzz test-cflite           the build, then light
 # The stages of the sanitizer build wait for it (TEST_AFTER), so no two makes write build-san/ at
 # once; the ASan stages also wait for the siw guest to be done.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-san-cli test-san-unit; interop test-san-conformance test-cflite; san-build test-unit test-hostile test-fuzz"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-san-cli test-san-unit; interop test-san-conformance; san-build test-unit test-hostile test-fuzz test-cflite"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
 AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:san-build test-san-unit:interop test-san-conformance:san-build test-fuzz:san-build"}
 mkdir -p "$LOGS"
