@@ -19,7 +19,7 @@
 TEST(kernel_console_signatures_drop_cpu_pid_and_offsets)
 {
 	char kind[24], sig[200];
-	CHECK(kc_trigger("[  226.210750] WARNING: CPU: 1 PID: 141 at /work/b/siw-src/siw_cm.c:453 siw_cep_put+0x11d/0x130 [siw]",
+	CHECK(kc_trigger("[  226.210750] WARNING: CPU: 1 PID: 141 at drivers/infiniband/sw/siw/siw_cm.c:453 siw_cep_put+0x11d/0x130 [siw]",
 			 kind, sizeof kind, sig, sizeof sig));
 	CHECK_STR(kind, "WARNING");
 	CHECK_STR(sig, "WARNING at siw_cm.c:453 siw_cep_put");
