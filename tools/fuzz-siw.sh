@@ -76,19 +76,9 @@ case $TIME in
 esac
 case $T in ''|*[!0-9]*) echo "fuzz-siw: --time '$TIME': give seconds or minutes (50s, 10m)" >&2; exit 2 ;; esac
 
-say() { echo "fuzz-siw: $*"; }
-now() { date +%s; }
-skip() {
-	if [ "${CI:-}" = true ]; then
-		say "FAIL: $1 (CI=true: the siw guest must run here)" >&2
-		exit 1
-	fi
-	say "SKIP: $1"
-	exit 77
-}
-[ "$(id -u)" -eq 0 ] || skip "needs root (a network namespace and a TAP device for the guest)"
-command -v qemu-system-x86_64 >/dev/null 2>&1 || skip "qemu-system-x86_64 is missing (apt-get install qemu-system-x86)"
-[ -x "$IWSPEC" ] || { say "FAIL: $IWSPEC is not built (make)" >&2; exit 1; }
+TAG=fuzz-siw SKIP_STATUS=77
+. tools/siw-guest/driver.sh
+guest_host_ready
 [ -f "$BASELINE" ] || { say "FAIL: no baseline $BASELINE" >&2; exit 1; }
 
 t_all=$(now)

@@ -47,20 +47,9 @@ PASSES=${*:-responder initiator rping-responder rping-initiator findings fuzz-sm
 LEAVE_CLEAN="rping-responder rping-initiator"
 JOBS=${INTEROP_JOBS:-8}
 
-say() { echo "interop: $*"; }
-now() { date +%s; }
-skip() {
-	if [ "${CI:-}" = true ]; then
-		say "FAIL: $1 (CI=true: the siw guest must run here)" >&2
-		exit 1
-	fi
-	say "SKIP: $1"
-	exit 0
-}
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (a network namespace and a TAP device for the guest)"
-command -v qemu-system-x86_64 >/dev/null 2>&1 || skip "qemu-system-x86_64 is missing (apt-get install qemu-system-x86)"
-[ -x "$IWSPEC" ] || { say "FAIL: $IWSPEC is not built (make)" >&2; exit 1; }
+TAG=interop SKIP_STATUS=0
+. tools/siw-guest/driver.sh
+guest_host_ready
 
 # `iwspec decode` reads each pass's pcaps on its own: where the run failed a case on the pad
 # octets (F1, pinned [MPA-4-02] in the baseline) the decoder must report MPA-4-02 in that
