@@ -175,7 +175,10 @@ int rs_model_new(iw_ref_server *s, rconn *c, iw_err *e)
 			s->shared_mem = calloc(1, IW_REF_STAG_LEN);
 		if (!s->shared_mem)
 			return iw_errf(e, IW_ENOSPC, "out of memory");
-		c->stag = IW_REF_STAG + 0x100u * (c->id % 64u);
+		/* One STag per live connection: ids 64 apart used to share one, and a long case (all
+		 * 64 KiB of ddp.segments.all-data-sent) beside 64 newer connections had its own STag
+		 * taken for another stream's (0x1/0x02). 4096 connections apart is past any case. */
+		c->stag = IW_REF_STAG + 0x100u * (c->id % 4096u);
 		rc = iw_conn_register(c->model, c->stag, s->o.base_to, s->shared_mem, IW_REF_STAG_LEN,
 				      IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE, e);
 		if (rc)

@@ -4,6 +4,7 @@
  * counts.
  */
 #include "runner.h"
+#include "buffer_use.h"
 #include "ulp_profile.h"
 
 #include <pthread.h>
@@ -113,6 +114,8 @@ typedef struct task {
 	size_t ri;                  /* index in run->cases */
 	int64_t est_ms;             /* roughly this long (expected_ms) */
 	bool started;
+	bool running;
+	iw_buffer_use use;          /* the octets of the shared buffer it writes and reads */
 } task;
 
 /* How long a case takes, roughly, from the waits it writes: silences and sleeps (of the longest
@@ -165,7 +168,10 @@ typedef struct pool {
 	bool waits;                 /* wait is the run's wait for the DUT to listen (--wait-dut) */
 	iw_wait_dut wait;
 	char stopped[400];          /* the DUT cannot be reached: no further case starts */
+	bool keep_apart;            /* the DUT's connections share one buffer: no case starts beside
+				     * one whose octets of it it would change or read (buffer_use.h) */
 	pthread_mutex_t mu;
+	pthread_cond_t ended;       /* a case ended: one kept apart from it may start */
 } pool;
 
 static void close_drivers(iw_driver *drv[2])
@@ -244,6 +250,27 @@ static void run_task(pool *pl, task *t, iw_driver *drv[2], bool reached)
 	progress(pl, r);
 }
 
+/* The first case not started that may start now (with pl->mu held): the next in order, or,
+ * when the run keeps cases apart, the first whose buffer octets no running case touches. */
+static task *next_task(pool *pl)
+{
+	while (pl->next < pl->ntasks && pl->tasks[pl->next].started)
+		pl->next++;
+	for (size_t i = pl->next; i < pl->ntasks; i++) {
+		task *t = &pl->tasks[i];
+		if (t->started)
+			continue;
+		if (!pl->keep_apart)
+			return t;
+		bool apart = true;
+		for (size_t k = 0; k < pl->ntasks && apart; k++)
+			apart = !pl->tasks[k].running || !iw_buffer_use_conflict(&t->use, &pl->tasks[k].use);
+		if (apart)
+			return t;
+	}
+	return NULL;
+}
+
 static void *worker(void *arg)
 {
 	pool *pl = arg;
@@ -251,10 +278,13 @@ static void *worker(void *arg)
 	const iw_profile *drv_profile = NULL;
 	for (;;) {
 		pthread_mutex_lock(&pl->mu);
-		/* SIGINT/SIGTERM: no further case starts (interrupt.h). */
-		task *t = pl->next < pl->ntasks && !iw_interrupted() && !pl->stopped[0] ? &pl->tasks[pl->next++] : NULL;
+		task *t = NULL;
+		/* SIGINT/SIGTERM: no further case starts (interrupt.h). A case kept apart waits for
+		 * the running ones it would disturb to end. */
+		while (!iw_interrupted() && !pl->stopped[0] && !(t = next_task(pl)) && pl->next < pl->ntasks)
+			pthread_cond_wait(&pl->ended, &pl->mu);
 		if (t)
-			t->started = true;
+			t->started = t->running = true;
 		bool reached = pl->reached;
 		pthread_mutex_unlock(&pl->mu);
 		if (!t)
@@ -265,6 +295,10 @@ static void *worker(void *arg)
 			drv_profile = t->p;
 		}
 		run_task(pl, t, drv, reached);
+		pthread_mutex_lock(&pl->mu);
+		t->running = false;
+		pthread_cond_broadcast(&pl->ended);
+		pthread_mutex_unlock(&pl->mu);
 	}
 	close_drivers(drv);
 	return NULL;
@@ -393,6 +427,7 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 			t->role = flexible_role ? c->dut_role : o->dut.role;
 			t->ri = run->ncases - 1;
 			t->est_ms = expected_ms(NULL, c->steps, c->nsteps);
+			iw_buffer_use_of(c, &t->use);
 		}
 	pl.done = skipped;
 
@@ -404,7 +439,12 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 		jobs = pl.ntasks ? (int)pl.ntasks : 1;
 	pthread_t tid[IW_RUNNER_MAX_JOBS];
 	int started = 0;
+	/* The built-in DUT serves each worker from its own memory; perftest and rping give each
+	 * connection its own buffer. */
+	pl.keep_apart = jobs > 1 && !is_ref(&o->dut) &&
+			(iw_ulp_profile_of(&o->dut, o->dut.role)->provides & IW_CAP_SHARED);
 	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.ended, NULL);
 	for (int k = 1; k < jobs; k++) {
 		if (pthread_create(&tid[started], NULL, worker, &pl) != 0)
 			break;  /* fewer workers: slower, not wrong */
@@ -414,6 +454,7 @@ int iw_runner_run(const iw_run_opts *o, iw_case *const *cases, size_t n, iw_run 
 	for (int k = 0; k < started; k++)
 		pthread_join(tid[k], NULL);
 	pthread_mutex_destroy(&pl.mu);
+	pthread_cond_destroy(&pl.ended);
 
 	/* Cases an interruption kept from starting have no result: drop their slots. */
 	size_t keep = 0;
