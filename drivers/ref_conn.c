@@ -204,7 +204,7 @@ rconn *rs_conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, iw_e
 	c->id = ++s->next_id;
 	c->opened_ms = c->last_in_ms = c->last_out_ms = now;
 	c->wake_ms = -1;
-	snprintf(c->peer, sizeof c->peer, "connecting");
+	memcpy(c->peer, "connecting", sizeof "connecting"); /* no printf per connection */
 	pthread_mutex_lock(&s->mu);
 	c->o = s->o;
 	pthread_mutex_unlock(&s->mu);

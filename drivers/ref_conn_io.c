@@ -95,10 +95,16 @@ bool rs_conn_step(iw_ref_server *s, rconn *c, int64_t now)
 		(void)iw_conn_output_peek(c->model, &pending);
 		bool want = iw_conn_wants_close(c->model) || c->peer_eof || c->app_close;
 		if (want && pending == 0 && c->tx.len == 0) {
-			begin_close(s, c, now, c->peer_eof ? "the peer closed" : c->app_close ? "the application closes"
-											     : "the model closes");
-			/* Nothing more can arrive after the peer's FIN: no need to drain, close now. */
-			return !c->peer_eof;
+			if (c->peer_eof) {
+				/* Nothing more can arrive after the peer's FIN and everything before it was
+				 * read: the close that follows (rs_conn_free) sends the FIN, as a shutdown
+				 * would, without a system call of its own (one a run of the network fuzzer). */
+				rs_log(s, c, "closing with FIN: the peer closed");
+				rs_stat_add(s, &s->stats.closed_fin);
+				return false;
+			}
+			begin_close(s, c, now, c->app_close ? "the application closes" : "the model closes");
+			return true;
 		}
 		if (f->feed_model && !f->no_startup_timeout && iw_conn_state(c->model) == IW_CS_STARTUP &&
 		    iw_ref_startup_expired(now, c->opened_ms, c->last_in_ms, s->o.startup_timeout_ms) && !unread_input(c)) {

@@ -181,6 +181,20 @@ void iw_ref_server_stats(iw_ref_server *s, iw_ref_stats *st)
 
 /* ---- the loop ---- */
 
+static void conn_ended(iw_ref_server *s, rconn *c, int64_t now);
+
+/* Takes c off the list, and closes and frees it. */
+static void conn_drop(iw_ref_server *s, rconn *c, int64_t now)
+{
+	for (rconn **pp = &s->conns; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	conn_ended(s, c, now);
+	rs_conn_free(s, c);
+}
+
 static void accept_all(iw_ref_server *s, int64_t now)
 {
 	while (s->accepting && s->nconns < s->o.max_conns) {
@@ -203,6 +217,10 @@ static void accept_all(iw_ref_server *s, int64_t now)
 			close(s->lfd);
 			s->lfd = -1;
 		}
+		/* The peer has usually sent its first octets (the network fuzzer: its whole program and
+		 * its FIN) by the time this thread accepts: read them now rather than one poll() later. */
+		if (rs_want_read(c) && !rs_conn_readable(s, c, now))
+			conn_drop(s, c, now);
 	}
 }
 
@@ -366,13 +384,7 @@ int iw_ref_server_run(iw_ref_server *s, volatile sig_atomic_t *stop, iw_err *e)
 					alive = false;
 			}
 			if (!alive) {
-				for (rconn **pp = &s->conns; *pp; pp = &(*pp)->next)
-					if (*pp == c) {
-						*pp = c->next;
-						break;
-					}
-				conn_ended(s, c, now);
-				rs_conn_free(s, c);
+				conn_drop(s, c, now);
 				if (rc != IW_OK)
 					goto out;
 			}
