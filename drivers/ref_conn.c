@@ -22,9 +22,17 @@ void rs_conn_free(iw_ref_server *s, rconn *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
-	iw_conn_free(c->model);
+	/* The model and the transmit buffer serve the next connection (a run of the network
+	 * fuzzer is a connection: freeing and allocating them was a part of each). */
+	if (!s->used_model)
+		s->used_model = c->model;
+	else
+		iw_conn_free(c->model);
 	iw_fault_conn_free(&c->fault);
-	free(c->tx.buf);
+	if (!s->used_tx && c->tx.cap == TX_CAP)
+		s->used_tx = c->tx.buf;
+	else
+		free(c->tx.buf);
 	free(c);
 	s->nconns--;
 	pthread_mutex_lock(&s->mu);
@@ -165,9 +173,11 @@ int rs_model_new(iw_ref_server *s, rconn *c, iw_err *e)
 	if (o->perftest)
 		rs_perftest_config(c, &cfg);
 	iw_mut_conn_config(o->mutant, &cfg);
-	iw_conn_free(c->model);
-	c->model = NULL;
-	int rc = iw_conn_new(&c->model, &cfg, e);
+	if (!c->model) {
+		c->model = s->used_model;
+		s->used_model = NULL;
+	}
+	int rc = iw_conn_renew(&c->model, &cfg, e);
 	if (rc)
 		return rc;
 	if (o->reflector) {
@@ -210,7 +220,8 @@ rconn *rs_conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, iw_e
 	pthread_mutex_unlock(&s->mu);
 	c->watch_reject = c->o.reflector && c->o.reject_pd && !c->o.reject && c->o.role == IW_ROLE_RESPONDER &&
 			  c->o.profile->startup_frames;
-	c->tx.buf = malloc(TX_CAP);
+	c->tx.buf = s->used_tx ? s->used_tx : malloc(TX_CAP);
+	s->used_tx = NULL;
 	c->tx.cap = TX_CAP;
 	s->nconns++;
 	if (!c->tx.buf || rs_model_new(s, c, e) != IW_OK) {

@@ -108,6 +108,8 @@ struct iw_ref_server {
 	uint8_t *pt_mem;            /* perftest's buffer, one for all connections (ref_perftest.c) */
 	unsigned pt_waiting;        /* perftest's client: the comm connection whose test connection the
 				     * next dial is (ref_perftest_client.c); 0: none */
+	iw_conn *used_model;        /* a closed connection's model, renewed for the next one */
+	uint8_t *used_tx;           /* and its transmit buffer (TX_CAP octets) */
 	unsigned next_id;
 	int64_t redial_ms;
 	bool once_begun;

@@ -67,6 +67,7 @@ struct nf_session {
 	bool have_addr;
 	iw_conn_config mcfg;
 	iw_conn *spare;
+	iw_conn *used;              /* a finished run's model, to be renewed as the next spare */
 	uint8_t *adv_mem;
 	nf_dec dec;
 	nf_expect ex;
@@ -156,6 +157,8 @@ void nf_cov_code(nf_session *s, int l, int t, int c);
 iw_conn *nf_model_make(nf_session *s);
 /* The model made while the DUT answered the previous run, or a new one. */
 iw_conn *nf_model_take(nf_session *s);
+/* A run is done with its model m: kept to be renewed (nf_model_make), or freed. */
+void nf_model_done(nf_session *s, iw_conn *m);
 /* Takes the model's events (the reflector answers delivered Sends) and its output. */
 void nf_model_drain(nf_session *s);
 void nf_model_feed(nf_session *s, const uint8_t *b, size_t n);

@@ -250,7 +250,7 @@ int nf_run_finish(nf_session *s, int slot, nf_finding *f, iw_err *e)
 		s->c.fd = -1;
 		if (s->c.model)
 			s->st.inconclusive++;
-		iw_conn_free(s->c.model);
+		nf_model_done(s, s->c.model);
 		s->c.model = NULL;
 		memset(f, 0, sizeof *f);
 		park(s, slot);
@@ -302,7 +302,7 @@ int nf_run_finish(nf_session *s, int slot, nf_finding *f, iw_err *e)
 	t->crc = prm.crc;
 	t->exp = s->c.exp;
 	t->exp_len = s->c.exp_len;
-	iw_conn_free(s->c.model);
+	nf_model_done(s, s->c.model);
 	s->c.model = NULL;
 	if (f->kind != NF_F_NONE)
 		s->st.findings++;

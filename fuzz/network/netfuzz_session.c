@@ -87,6 +87,7 @@ void nf_session_close(nf_session *s)
 	}
 	iw_conn_free(s->c.model);
 	iw_conn_free(s->spare);
+	iw_conn_free(s->used);
 	nf_dec_free(&s->dec);
 	free(s->adv_mem);
 	free(s->c.exp);

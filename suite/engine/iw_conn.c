@@ -183,20 +183,48 @@ const iw_ddp_sink *iw_conn_sink(const iw_conn *c)
 
 /* ---- creation ---- */
 
-static int post_queue(iw_conn *c, uint32_t qn, uint32_t count, uint32_t size, iw_err *e)
+/* The allocations of a model being renewed (iw_conn_renew), each taken over by the new
+ * connection when it fits, the rest freed after. */
+typedef struct conn_keep {
+	uint8_t *own_pd, *out, *sbuf, *arena;
+	size_t own_pd_cap, out_alloc, scap, arena_alloc;
+	iw_mpa_rx *rx;
+	uint8_t *qbuf[3][IW_SINK_MAX_POSTED];
+	uint32_t qsize[3], qcount[3];
+} conn_keep;
+
+static void keep_free(conn_keep *k)
+{
+	for (unsigned q = 0; q < 3; q++)
+		for (unsigned i = 0; i < k->qcount[q]; i++)
+			free(k->qbuf[q][i]);
+	free(k->own_pd);
+	free(k->out);
+	free(k->sbuf);
+	free(k->arena);
+	free(k->rx);
+}
+
+static int post_queue(iw_conn *c, uint32_t qn, uint32_t count, uint32_t size, conn_keep *k, iw_err *e)
 {
 	/* One octet at least, so a zero-size buffer still has an address the sink accepts. Not
 	 * zeroed: the sink delivers a message only once every octet of it was placed (ddp_sink.c,
 	 * iw_sink_deliver), so no unplaced octet is ever read, and a reposted buffer is not zeroed
 	 * either. Zeroing 512 KB a connection (8 x 64 KB by default) was the largest CPU cost of a
-	 * run: a third of `iwspec mutants`' CPU time went to it and its page faults. */
+	 * run: a third of `iwspec mutants`' CPU time went to it and its page faults. For the same
+	 * reason a renewed model's buffers of the same size serve again as they are. */
 	if (count > IW_SINK_MAX_POSTED)
 		return iw_errf(e, IW_EINVAL, "%u receive buffers on QN %u, the sink holds at most %d", count, qn,
 			       IW_SINK_MAX_POSTED);
 	c->qsize[qn] = size;
 	int rc = iw_sink_enable_queue(&c->sink, qn, e);
 	for (uint32_t i = 0; rc == IW_OK && i < count; i++) {
-		c->qbuf[qn][i] = malloc(size ? size : 1);
+		if (k->qsize[qn] == size && i < k->qcount[qn] && k->qbuf[qn][i]) {
+			c->qbuf[qn][i] = k->qbuf[qn][i];
+			k->qbuf[qn][i] = NULL;
+		} else {
+			c->qbuf[qn][i] = malloc(size ? size : 1);
+		}
 		if (!c->qbuf[qn][i])
 			return iw_errf(e, IW_ENOSPC, "no memory for %u receive buffers of %u octets on QN %u", count,
 				       size, qn);
@@ -246,23 +274,27 @@ static int check_config(const iw_conn_config *cfg, iw_err *e)
 	return IW_OK;
 }
 
-int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e)
+/* Memory of at least n octets: k's, when it has that much (it is then k's no longer). */
+static uint8_t *take(uint8_t **kept, size_t *kept_cap, size_t n, size_t *cap)
 {
-	if (!out || !cfg)
-		return iw_errf(e, IW_EINVAL, "connection model: no output pointer or configuration");
-	*out = NULL;
-	int rc = check_config(cfg, e);
-	if (rc)
-		return rc;
+	if (*kept && *kept_cap >= n) {
+		uint8_t *b = *kept;
+		*cap = *kept_cap;
+		*kept = NULL;
+		return b;
+	}
+	*cap = n;
+	return malloc(n);
+}
 
+/* Makes c, which holds nothing but the allocations k may give it, a model of cfg. */
+static int conn_make(iw_conn *c, const iw_conn_config *cfg, conn_keep *k, iw_err *e)
+{
 	/* Everything but the event ring and the sink is zeroed here: a slot of the ring is cleared
 	 * when an event is pushed into it (iw_conn_ev_push) and only pushed slots are read, so the
 	 * ring's 27 KiB need no memset per connection (the network fuzzer makes two a run, its own
-	 * and the built-in DUT's); the sink (38 KiB) is zeroed by iw_sink_init below, and zeroing
-	 * it here too doubled the cost. */
-	iw_conn *c = malloc(sizeof *c);
-	if (!c)
-		return iw_errf(e, IW_ENOSPC, "no memory for the connection model");
+	 * and the built-in DUT's); the sink (38 KiB) is set up by iw_sink_init, which clears all
+	 * of it that is ever read before it is written. */
 	memset(c, 0, offsetof(iw_conn, sink));
 	memset((char *)c + offsetof(iw_conn, sink) + sizeof c->sink, 0,
 	       offsetof(iw_conn, ev) - offsetof(iw_conn, sink) - sizeof c->sink);
@@ -275,20 +307,28 @@ int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e)
 	for (unsigned q = 0; q < 3; q++)
 		c->msn_tx[q] = 1;       /* DDP-6.3-09 */
 
-	c->own_pd = malloc(cfg->pd_len ? cfg->pd_len : 1);
+	c->own_pd = take(&k->own_pd, &k->own_pd_cap, cfg->pd_len ? cfg->pd_len : 1, &c->own_pd_cap);
 	c->out_cap = cfg->out_cap;
-	c->out_alloc = c->out_cap < OUT_FIRST ? c->out_cap : OUT_FIRST;
-	c->out = malloc(c->out_alloc);
-	if (c->p->startup_frames) {
-		c->scap = IW_MPA_FRAME_HDR_LEN + (size_t)c->p->pd_max;
-		c->sbuf = malloc(c->scap);
+	size_t first = c->out_cap < OUT_FIRST ? c->out_cap : OUT_FIRST;
+	/* A kept queue may have grown past its first size, never past this connection's cap. */
+	if (k->out_alloc > c->out_cap) {
+		free(k->out);
+		k->out = NULL;
 	}
+	c->out = take(&k->out, &k->out_alloc, first, &c->out_alloc);
+	if (c->p->startup_frames)
+		c->sbuf = take(&k->sbuf, &k->scap, IW_MPA_FRAME_HDR_LEN + (size_t)c->p->pd_max, &c->scap);
+	c->scap = c->p->startup_frames ? IW_MPA_FRAME_HDR_LEN + (size_t)c->p->pd_max : 0;
 	c->arena_cap = (size_t)cfg->recv_buffers * cfg->recv_buffer_size;
-	c->rx = malloc(sizeof *c->rx);
-	if (!c->own_pd || !c->out || (c->p->startup_frames && !c->sbuf) || !c->rx) {
-		iw_conn_free(c);
-		return iw_errf(e, IW_ENOSPC, "no memory for the connection model's buffers");
+	if (k->arena && k->arena_alloc <= c->arena_cap) {
+		c->arena = k->arena;
+		c->arena_alloc = k->arena_alloc;
+		k->arena = NULL;
 	}
+	c->rx = k->rx ? k->rx : malloc(sizeof *c->rx);
+	k->rx = NULL;
+	if (!c->own_pd || !c->out || (c->p->startup_frames && !c->sbuf) || !c->rx)
+		return iw_errf(e, IW_ENOSPC, "no memory for the connection model's buffers");
 	if (cfg->pd_len)
 		memcpy(c->own_pd, cfg->pd, cfg->pd_len);
 	c->cfg.pd = c->own_pd;
@@ -300,15 +340,13 @@ int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e)
 		nreq = 1;
 	if (nreq > IW_SINK_MAX_POSTED)
 		nreq = IW_SINK_MAX_POSTED;
-	rc = post_queue(c, IW_QN_SEND, cfg->recv_buffers, cfg->recv_buffer_size, e);
+	int rc = post_queue(c, IW_QN_SEND, cfg->recv_buffers, cfg->recv_buffer_size, k, e);
 	if (rc == IW_OK)
-		rc = post_queue(c, IW_QN_READ_REQ, nreq, IW_RDMAP_READ_REQ_LEN, e);
+		rc = post_queue(c, IW_QN_READ_REQ, nreq, IW_RDMAP_READ_REQ_LEN, k, e);
 	if (rc == IW_OK)
-		rc = post_queue(c, IW_QN_TERMINATE, 1, IW_CONN_TERM_BUF, e);
-	if (rc) {
-		iw_conn_free(c);
+		rc = post_queue(c, IW_QN_TERMINATE, 1, IW_CONN_TERM_BUF, k, e);
+	if (rc)
 		return rc;
-	}
 
 	c->params.ird = cfg->ird;
 	c->params.ord = cfg->ord;
@@ -323,9 +361,66 @@ int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e)
 	} else {
 		iw_conn_build_own_frame(c);
 	}
-	*out = c;
 	iw_err_clear(e);
 	return IW_OK;
+}
+
+int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e)
+{
+	if (!out || !cfg)
+		return iw_errf(e, IW_EINVAL, "connection model: no output pointer or configuration");
+	*out = NULL;
+	int rc = check_config(cfg, e);
+	if (rc)
+		return rc;
+	iw_conn *c = malloc(sizeof *c);
+	if (!c)
+		return iw_errf(e, IW_ENOSPC, "no memory for the connection model");
+	conn_keep none;
+	memset(&none, 0, sizeof none);
+	rc = conn_make(c, cfg, &none, e);
+	if (rc) {
+		iw_conn_free(c);
+		return rc;
+	}
+	*out = c;
+	return IW_OK;
+}
+
+int iw_conn_renew(iw_conn **pc, const iw_conn_config *cfg, iw_err *e)
+{
+	if (!pc || !cfg)
+		return iw_errf(e, IW_EINVAL, "connection model: no model pointer or configuration");
+	iw_conn *c = *pc;
+	if (!c)
+		return iw_conn_new(pc, cfg, e);
+	int rc = check_config(cfg, e);
+	if (rc) {
+		iw_conn_free(c);
+		*pc = NULL;
+		return rc;
+	}
+	conn_keep k;
+	memset(&k, 0, sizeof k);
+	k.own_pd = c->own_pd;
+	k.own_pd_cap = c->own_pd_cap;
+	k.out = c->out;
+	k.out_alloc = c->out_alloc;
+	k.sbuf = c->sbuf;
+	k.scap = c->sbuf ? c->scap : 0;
+	k.arena = c->arena;
+	k.arena_alloc = c->arena_alloc;
+	k.rx = c->rx;
+	memcpy(k.qbuf, c->qbuf, sizeof k.qbuf);
+	memcpy(k.qsize, c->qsize, sizeof k.qsize);
+	memcpy(k.qcount, c->qcount, sizeof k.qcount);
+	rc = conn_make(c, cfg, &k, e);
+	keep_free(&k);
+	if (rc) {
+		iw_conn_free(c);
+		*pc = NULL;
+	}
+	return rc;
 }
 
 void iw_conn_free(iw_conn *c)

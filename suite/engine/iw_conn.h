@@ -118,6 +118,14 @@ typedef struct iw_conn iw_conn;
 int iw_conn_new(iw_conn **out, const iw_conn_config *cfg, iw_err *e);
 void iw_conn_free(iw_conn *c);
 
+/* Makes *pc a fresh model of cfg, as iw_conn_new does, from the model it holds (whatever that
+ * one's state; it is ended): its memory (the struct, the receive buffers of the same size, the
+ * output queue, the frame buffer, the decoder) serves again instead of being freed and
+ * allocated, which a program making a model per connection (the network fuzzer and the
+ * built-in DUT: two a run) pays for every run. *pc NULL: iw_conn_new. On failure *pc is freed
+ * and set to NULL. */
+int iw_conn_renew(iw_conn **pc, const iw_conn_config *cfg, iw_err *e);
+
 /* Initiator: queues the Request. Responder: nothing to do (waits for the Request). */
 int iw_conn_start(iw_conn *c, iw_err *e);
 

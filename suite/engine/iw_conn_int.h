@@ -40,6 +40,7 @@ struct iw_conn {
 	/* Our own startup frame (built at new, sent at start or on the Request). */
 	iw_mpa_frame own;
 	uint8_t *own_pd;
+	size_t own_pd_cap;          /* octets allocated at own_pd (iw_conn_renew reuses them) */
 
 	/* The peer's startup frame, collected octet by octet. */
 	uint8_t *sbuf;
