@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "cli.h"
 #include "cmd_fuzz.h"
@@ -31,9 +32,14 @@
 #define BENCH_MIN_SLICE 300 /* ms: shorter slices measure thread start-up more than runs */
 
 /* One slice: its rate, and the CPU time (us) of the main thread and of the rest of the process
- * (the echo server's thread, or the built-in DUT's) per exchange or run. */
+ * (the echo server's thread, or the built-in DUT's) per exchange or run. A fuzz slice also keeps
+ * its slowest run (the longest a run's start and the finish of the run before it in its slot
+ * held the harness: a program of many write cuts, a pause, the wait for a greeting) and the
+ * share of its time the programs' own pauses (sleep actions) took. */
 typedef struct slice {
 	double rate, cpu_main, cpu_other, cpu_share;
+	uint64_t slow_run;
+	double slow_ms, pause_share;
 } slice;
 
 typedef struct cpu_mark {
@@ -42,6 +48,13 @@ typedef struct cpu_mark {
 } cpu_mark;
 
 static double tv_us(struct timeval tv) { return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec; }
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
 
 static cpu_mark mark(void)
 {
@@ -75,12 +88,15 @@ static int fuzz_slice(fuzzer *z, int64_t ms, slice *sl, iw_err *e)
 {
 	cpu_mark a = mark();
 	int64_t t0 = a.wall_ms, t1 = t0;
-	uint64_t n = 0;
+	uint64_t n = 0, pause_us = 0;
 	bool started[NF_SLOTS] = {false};
 	int rc = IW_OK;
+	sl->slow_ms = 0;
+	sl->slow_run = 0;
 	for (uint64_t i = 0;; i++) {
 		int k = (int)(i % NF_SLOTS);
 		nf_finding f;
+		double s0 = now_us();
 		if (started[k]) {
 			started[k] = false;
 			if ((rc = nf_run_finish(z->s, k, &f, e)) != IW_OK)
@@ -91,9 +107,17 @@ static int fuzz_slice(fuzzer *z, int64_t ms, slice *sl, iw_err *e)
 		if ((t1 = iw_net_now_ms()) - t0 >= ms)
 			break;
 		nf_generate(&z->p[k], nf_session_dut(z->s), z->seed, z->run++);
+		for (size_t j = 0; j < z->p[k].n; j++)
+			if (z->p[k].a[j].kind == NF_A_SLEEP)
+				pause_us += z->p[k].a[j].sleep_us;
 		if ((rc = nf_run_start(z->s, &z->p[k], k, e)) != IW_OK)
 			break;
 		started[k] = true;
+		double took = (now_us() - s0) / 1000.0;
+		if (took > sl->slow_ms) {
+			sl->slow_ms = took;
+			sl->slow_run = z->run - 1;
+		}
 	}
 	for (int m = 0; m < NF_SLOTS; m++) {
 		nf_finding f;
@@ -105,6 +129,7 @@ static int fuzz_slice(fuzzer *z, int64_t ms, slice *sl, iw_err *e)
 	cpu_mark b = mark();
 	t1 = b.wall_ms;
 	sl->rate = t1 > t0 ? (double)n * 1000.0 / (double)(t1 - t0) : 0;
+	sl->pause_share = t1 > t0 ? (double)pause_us / 1000.0 / (double)(t1 - t0) : 0;
 	cpu_per(sl, a, b, (double)n);
 	return rc;
 }
@@ -239,11 +264,13 @@ int fz_bench(int64_t ms)
 	printf("netfuzz: bare = connect + 20-octet exchange + close against an echo thread; fuzz = runs against the "
 	       "built-in DUT (seed %llu)\n", (unsigned long long)o.seed);
 	printf("netfuzz:   pair   bare/s   fuzz/s  ratio   CPU us/exchange (client+echo)   CPU us/run (harness+DUT)"
-	       "   CPU used (bare, fuzz; 2.0 = both cores)\n");
+	       "   CPU used (bare, fuzz; 2.0 = both cores)   fuzz: slowest run, pauses\n");
 	for (int i = 0; i < pairs; i++)
-		printf("netfuzz:   %4d %8.0f %8.0f %6.2f   %12.1f + %-12.1f     %10.1f + %-10.1f   %4.2f, %4.2f\n", i + 1,
+		printf("netfuzz:   %4d %8.0f %8.0f %6.2f   %12.1f + %-12.1f     %10.1f + %-10.1f   %4.2f, %4.2f"
+		       "                            run %llu %.1f ms, %.0f%%\n", i + 1,
 		       bare[i].rate, fz[i].rate, ratio[i], bare[i].cpu_main, bare[i].cpu_other, fz[i].cpu_main,
-		       fz[i].cpu_other, bare[i].cpu_share, fz[i].cpu_share);
+		       fz[i].cpu_other, bare[i].cpu_share, fz[i].cpu_share, (unsigned long long)fz[i].slow_run,
+		       fz[i].slow_ms, 100.0 * fz[i].pause_share);
 	printf("netfuzz: median (lowest - highest) over the %d pairs:\n", pairs);
 	column("bare loopback /s", bare, pairs, offsetof(slice, rate), "%.0f");
 	column("fuzz runs /s", fz, pairs, offsetof(slice, rate), "%.0f");
