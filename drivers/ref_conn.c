@@ -24,13 +24,13 @@ void rs_conn_free(iw_ref_server *s, rconn *c)
 		close(c->fd);
 	/* The model and the transmit buffer serve the next connection (a run of the network
 	 * fuzzer is a connection: freeing and allocating them was a part of each). */
-	if (!s->used_model)
-		s->used_model = c->model;
+	if (c->model && s->nused_model < RS_POOL)
+		s->used_model[s->nused_model++] = c->model;
 	else
 		iw_conn_free(c->model);
 	iw_fault_conn_free(&c->fault);
-	if (!s->used_tx && c->tx.cap == TX_CAP)
-		s->used_tx = c->tx.buf;
+	if (c->tx.buf && c->tx.cap == TX_CAP && s->nused_tx < RS_POOL)
+		s->used_tx[s->nused_tx++] = c->tx.buf;
 	else
 		free(c->tx.buf);
 	free(c);
@@ -173,10 +173,8 @@ int rs_model_new(iw_ref_server *s, rconn *c, iw_err *e)
 	if (o->perftest)
 		rs_perftest_config(c, &cfg);
 	iw_mut_conn_config(o->mutant, &cfg);
-	if (!c->model) {
-		c->model = s->used_model;
-		s->used_model = NULL;
-	}
+	if (!c->model && s->nused_model)
+		c->model = s->used_model[--s->nused_model];
 	int rc = iw_conn_renew(&c->model, &cfg, e);
 	if (rc)
 		return rc;
@@ -220,8 +218,7 @@ rconn *rs_conn_new(iw_ref_server *s, int fd, enum rc_state st, int64_t now, iw_e
 	pthread_mutex_unlock(&s->mu);
 	c->watch_reject = c->o.reflector && c->o.reject_pd && !c->o.reject && c->o.role == IW_ROLE_RESPONDER &&
 			  c->o.profile->startup_frames;
-	c->tx.buf = s->used_tx ? s->used_tx : malloc(TX_CAP);
-	s->used_tx = NULL;
+	c->tx.buf = s->nused_tx ? s->used_tx[--s->nused_tx] : malloc(TX_CAP);
 	c->tx.cap = TX_CAP;
 	s->nconns++;
 	if (!c->tx.buf || rs_model_new(s, c, e) != IW_OK) {

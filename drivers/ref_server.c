@@ -449,8 +449,10 @@ void iw_ref_server_free(iw_ref_server *s)
 		if (s->ctl[i] >= 0)
 			close(s->ctl[i]);
 	pthread_mutex_destroy(&s->mu);
-	iw_conn_free(s->used_model);
-	free(s->used_tx);
+	for (int i = 0; i < s->nused_model; i++)
+		iw_conn_free(s->used_model[i]);
+	for (int i = 0; i < s->nused_tx; i++)
+		free(s->used_tx[i]);
 	free(s->shared_mem);
 	free(s->pt_mem);
 	free(s);

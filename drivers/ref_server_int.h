@@ -30,6 +30,7 @@
 #define REDIAL_MS       100
 #define MAX_DIALS       16
 #define POLL_CAP_MS     100             /* so a signal's stop flag is seen promptly */
+#define RS_POOL         8               /* closed connections' models kept for reuse */
 
 enum rc_state { RC_CONNECTING, RC_OPEN, RC_DRAINING };
 
@@ -108,8 +109,11 @@ struct iw_ref_server {
 	uint8_t *pt_mem;            /* perftest's buffer, one for all connections (ref_perftest.c) */
 	unsigned pt_waiting;        /* perftest's client: the comm connection whose test connection the
 				     * next dial is (ref_perftest_client.c); 0: none */
-	iw_conn *used_model;        /* a closed connection's model, renewed for the next one */
-	uint8_t *used_tx;           /* and its transmit buffer (TX_CAP octets) */
+	/* Closed connections' models, renewed for the next ones, and their transmit buffers
+	 * (TX_CAP octets): the network fuzzer's runs come and go a few at a time. */
+	iw_conn *used_model[RS_POOL];
+	uint8_t *used_tx[RS_POOL];
+	int nused_model, nused_tx;
 	unsigned next_id;
 	int64_t redial_ms;
 	bool once_begun;
