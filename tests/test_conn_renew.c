@@ -50,9 +50,9 @@ static void renew_pair(conn_pair *pp, const iw_conn_config *ci, const iw_conn_co
 
 TEST(conn_renew_same_as_new_every_profile)
 {
-	uint8_t *msg = malloc(20000), *mem = calloc(1, 4096), *want_i2r = malloc(CAP_BYTES),
+	uint8_t *msg = malloc(20000 + 4), *mem = calloc(1, 4096), *want_i2r = malloc(CAP_BYTES),
 		*want_r2i = malloc(CAP_BYTES);
-	cf_pattern(msg, 20000, 5);
+	cf_pattern(msg, 20000 + 4, 5); /* the responder sends from msg + k */
 	for (int id = 0; id < IW_PROFILE_COUNT; id++) {
 		iw_conn_config ci = cf_cfg_for((enum iw_profile_id)id, IW_ROLE_INITIATOR);
 		iw_conn_config cr = cf_cfg_for((enum iw_profile_id)id, IW_ROLE_RESPONDER);
