@@ -84,6 +84,7 @@ void ex_unfail(ctx *x)
 {
 	x->failed = false;
 	x->fail_by = EX_BY_CASE;
+	x->fail_timed_out = x->app_late = false;
 	x->fail_req[0] = '\0';
 	x->r->reason[0] = '\0';
 	x->r->fail_wire = 0;
@@ -136,7 +137,12 @@ bool ex_run_expect(ctx *x, const iw_step *s)
 	switch (s->kind) {
 	case IW_EXPECT_REQUEST: return ex_exp_frame(x, s, IW_MPA_REQUEST);
 	case IW_EXPECT_REPLY: return ex_exp_frame(x, s, IW_MPA_REPLY);
-	case IW_EXPECT_FPDU: return ex_exp_message(x, s, false);
+	case IW_EXPECT_FPDU:
+		if (ex_exp_message(x, s, false))
+			return true;
+		/* The reflector's greeting is the application's, as in `startup` (ex_startup_conn). */
+		x->app_late |= !strcmp(s->word, "greeting") && x->fail_timed_out && x->fail_by == EX_BY_CASE;
+		return false;
 	case IW_EXPECT_TERMINATE: return ex_exp_message(x, s, true);
 	case IW_EXPECT_CLOSE: return ex_exp_close(x, s);
 	case IW_EXPECT_SILENCE: return ex_exp_silence(x, s);
@@ -252,6 +258,15 @@ static void judge_failure(ctx *x, iw_case_result *r)
 	enum iw_level lvl = cited ? cited->level : IW_LEVEL_MUST;
 	const char *kw = NULL;
 	bool known = iw_req_level(x->fail_req, &lvl, &kw);
+	if (x->app_late) {
+		char why[sizeof r->reason];
+		snprintf(why, sizeof why, "not judged: the DUT's application did not take the connection to where the case "
+			 "begins in time (a DUT slower than connect_timeout, or a Send it never received: iwspec cannot "
+			 "tell them apart): %.800s", r->reason);
+		memcpy(r->reason, why, sizeof why);
+		r->verdict = IW_SKIP;
+		return;
+	}
 	if (!cited && x->fail_by == EX_BY_CASE && (!x->fail_full_op || !c->nreqs)) {
 		char why[sizeof r->reason];
 		snprintf(why, sizeof why, "not judged: a step this case needs broke %s (%s), which the case does not cite and "

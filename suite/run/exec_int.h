@@ -206,6 +206,10 @@ typedef struct ctx {
 	bool harness_error;
 	enum ex_judge fail_by;      /* who judged the failure: the case's own steps or a check every case makes */
 	bool fail_full_op;          /* the failure came in full operation, once the harness had sent in it */
+	bool fail_timed_out;        /* the failure: nothing arrived before the step's deadline */
+	bool app_late;              /* the application's part of a `startup` that got through the frames
+				     * (greeting and echo, rping's advertisement, perftest's keys), or an
+				     * `expect greeting`, timed out: the case is not judged */
 	uint32_t pd_over_limit;     /* a Request's PD_Length above the DUT's declared private_data_limit */
 	char fail_req[32];
 	/* reaching the DUT */

@@ -201,6 +201,7 @@ static bool next_fpdu(ctx *x, int64_t deadline, iw_fpdu *fp, const char *req_ctx
 		}
 		if (ex_now_us() >= deadline) {
 			ex_log_partial_fpdu(x, "nothing more arrived in time");
+			x->fail_timed_out |= !x->failed;
 			return ex_fail(x, NULL, "%s: expected an FPDU, nothing arrived in time", req_ctx);
 		}
 		ex_pump(x, ex_avail(x) + 1, deadline);

@@ -116,9 +116,13 @@ bool ex_startup_frames(ctx *x, int64_t within_ms, int m, int c, int line)
 
 bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
 {
-	bool ok = ex_startup_frames(x, within_ms, m, c, line);
-	ok = ok && ulp_startup(x, within_ms, line);
+	bool framed = ex_startup_frames(x, within_ms, m, c, line);
+	bool ok = framed && ulp_startup(x, within_ms, line);
 	if (!ok && x->failed && !x->harness_error) {
+		/* The application was silent past the startup time: a DUT too slow for it (a guest
+		 * under load) or one that lost the Send, which the wire cannot tell apart. Neither is
+		 * what the case's requirements are about (exec_case.c judge_failure). */
+		x->app_late = framed && x->fail_timed_out && x->fail_by == EX_BY_CASE;
 		char r[sizeof x->r->reason];
 		snprintf(r, sizeof r, "startup (line %d) did not reach full operation with the %s: %.900s", line,
 			 ulp_of(x)->name, x->r->reason);
@@ -219,6 +223,7 @@ bool ex_exp_alive(ctx *x, const iw_step *s)
 	} else if (!ok && !x->harness_error) {
 		snprintf(x->fail_req, sizeof x->fail_req, "%s", req);
 		x->fail_by = EX_LIVENESS;
+		x->app_late = false;    /* the probe's startup is what liveness judges */
 	}
 	ex_hconn_free(&probe);
 	x->h = saved;
