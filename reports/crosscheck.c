@@ -21,6 +21,10 @@
 
 #define MAX_VIOLS 4096          /* one connection's, as `iwspec decode` holds them */
 #define MAX_SEEN 64             /* distinct requirements kept per capture; past it, counted */
+/* The wire log numbers perftest's comm connections from 32 (exec_perftest.c's COMM_NO), apart
+ * from the case's own. */
+#define COMM_CONN_BASE 32
+#define MAX_COMM_CONNS 256      /* capture connections looked at for comm connections */
 
 /* A requirement decode found broken in the DUT's octets of one capture. */
 typedef struct seen {
@@ -60,6 +64,12 @@ typedef struct capview {
 	 * the case's own connections do, so what decode finds on it is counted, not compared. */
 	uint64_t probe_conn;
 	size_t probe_violations;
+	/* The same for perftest's comm connections (suite/run/exec_perftest.c, wire log connections
+	 * from COMM_CONN_BASE): the means of the case, noted and not judged by the run (siw's pad
+	 * octets, F1, show there on every case), so counted, not compared. comm[k]: the capture's
+	 * connection k is one; a case opens a few, a retried one more. */
+	bool comm[MAX_COMM_CONNS];
+	size_t comm_violations;
 } capview;
 
 static const char *jstr(const json_t *o, const char *key)
@@ -210,8 +220,9 @@ static void failure_at(capview *cv, const json_t *jc)
 		cv->fail_conn = 0;
 }
 
-/* Which of the capture's connections is the probe before the case: the k-th the harness opened
- * is the capture's k-th (failure_at), and the probe is the wire log's connection 0. */
+/* Which of the capture's connections is the probe before the case, and which are perftest's comm
+ * connections: the k-th the harness opened is the capture's k-th (failure_at), the probe is the
+ * wire log's connection 0, the comm connections its COMM_CONN_BASE and up. */
 static void probe_at(capview *cv, const json_t *jc)
 {
 	uint64_t opened = 0;
@@ -221,10 +232,11 @@ static void probe_at(capview *cv, const json_t *jc)
 		if (strcmp(jstr(w, "what"), "connect"))
 			continue;
 		opened++;
-		if (json_integer_value(json_object_get(w, "conn")) == 0) {
+		json_int_t no = json_integer_value(json_object_get(w, "conn"));
+		if (no == 0 && !cv->probe_conn)
 			cv->probe_conn = opened;
-			return;
-		}
+		if (no >= COMM_CONN_BASE && opened < MAX_COMM_CONNS)
+			cv->comm[opened] = true;
 	}
 }
 
@@ -252,6 +264,8 @@ static void on_conn(void *ctx, iw_pcap_conn *c, const iw_pcap_end *end)
 		json_array_foreach(json_object_get(d, "violations"), k, x) {
 			if (c->number == cv->probe_conn)
 				cv->probe_violations++;
+			else if (c->number < MAX_COMM_CONNS && cv->comm[c->number])
+				cv->comm_violations++;
 			else
 				note_seen(cv, x, failure_pos(cv, c->number, s, by_off,
 							       json_integer_value(json_object_get(x, "frame"))));
@@ -342,7 +356,8 @@ static int check_case(casectx *x, const json_t *jc, iw_err *e)
 	/* A PASS has no failure; a failure without a wire entry is compared whole. */
 	cv->fail_us = -1;
 	cv->fail_conn = 0;
-	cv->probe_conn = cv->probe_violations = 0;
+	cv->probe_conn = cv->probe_violations = cv->comm_violations = 0;
+	memset(cv->comm, 0, sizeof cv->comm);
 	probe_at(cv, jc);
 	if (failed_req[0])
 		failure_at(cv, jc);
@@ -361,6 +376,7 @@ static int check_case(casectx *x, const json_t *jc, iw_err *e)
 	x->t->captures++;
 	x->t->dut_fpdus += cv->fpdus;
 	x->t->probe_violations += cv->probe_violations;
+	x->t->comm_violations += cv->comm_violations;
 
 	/* A FAIL, WARN or INFO that rests on a requirement; a PASS rests on none. */
 	bool failed = failed_req[0] && (!strcmp(verdict, "FAIL") || !strcmp(verdict, "WARN") || !strcmp(verdict, "INFO"));

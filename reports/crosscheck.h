@@ -13,7 +13,9 @@
  *     beside it is a disagreement;
  *     a violation in the octets the run failed on, of a rule it did not judge, is counted, not
  *     compared: the run stops at the first rule broken there; so is one on the connection the
- *     runner opens before a case to see the DUT serve (the probe: no verdict rests on it);
+ *     runner opens before a case to see the DUT serve (the probe: no verdict rests on it), and
+ *     one on perftest's comm connections (the perftest profiles: the means of the case, noted
+ *     and not judged by the run);
  *   - a failure that rests on a per-frame rule (its reason says "judged on every frame") must be
  *     found by decode in the DUT's octets of that capture.
  * Cases with an ERROR, a capture cut at its limits (capture.cut) or no connection are not
@@ -37,6 +39,7 @@ typedef struct iw_xcheck_totals {
 	size_t after_failure;       /* of them, in frames after the run's failure: not compared */
 	size_t probe_violations;    /* violations decode found on the probe before a case: no verdict
 				     * rests on that connection, so not compared */
+	size_t comm_violations;     /* the same on perftest's comm connections */
 	size_t at_failure;          /* of them, in the octets the run failed on, of a rule it did not judge
 				     * there (it stops at the first broken): not compared */
 	size_t per_frame_failures;  /* failures resting on a per-frame rule, looked for in the capture */

@@ -80,13 +80,17 @@ int cmd_crosscheck(int argc, char **argv)
 			goto out;
 		}
 		disagreements += t.disagreements;
+		/* Only a run with perftest's comm connections says so: the line stays as it was for the others. */
+		char comm[64] = "";
+		if (t.comm_violations)
+			snprintf(comm, sizeof comm, ", %zu on perftest's comm connections", t.comm_violations);
 		if (!quiet)
 			printf("crosscheck %s: %zu cases, %zu captures decoded (%zu FPDUs of the DUT, %zu violations of the "
 			       "DUT, %zu of them after the run's failure, %zu in the octets it failed on and not judged there, %zu on "
-			       "the probe before a case), "
+			       "the probe before a case%s), "
 			       "%zu failures judged on every frame looked for, "
 			       "%zu cases not compared (SKIP, ERROR or a cut capture), %zu left out (--skip): %zu disagreement%s\n",
-			       argv[i], t.cases, t.captures, t.dut_fpdus, t.dut_violations, t.after_failure, t.at_failure, t.probe_violations,
+			       argv[i], t.cases, t.captures, t.dut_fpdus, t.dut_violations, t.after_failure, t.at_failure, t.probe_violations, comm,
 			       t.per_frame_failures, t.not_compared, t.skipped, t.disagreements,
 			       t.disagreements == 1 ? "" : "s");
 	}

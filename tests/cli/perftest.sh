@@ -58,6 +58,17 @@ timeout 120 "$IWSPEC" run --dut-config "$tmp/mut.conf" --report "$tmp/mut" >"$tm
 n=$(jq -r '[.cases[] | select(.verdict == "FAIL" and (.id | test("^(ddp|rdmap)[.]")))] | length' "$tmp/mut/results.json")
 [ "$n" -ge 15 ] && ok || bad "perftest-read against no-terminate: only $n DDP and RDMAP cases FAIL"
 
+# The comm connections are the means of a case, noted and not judged (siw's pad octets, F1, show
+# on them in every case of the siw perftest passes): `iwspec crosscheck` counts what decode finds
+# there apart and holds none of it against a verdict. Against a DUT whose pad octets are not zero
+# every comm connection breaks MPA-4-02 while the cases whose own connections carry no padded FPDU
+# PASS; the cross-check before this rule found 175 "disagreements" in such cases.
+printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-read\nmutant = pad-nonzero\n' >"$tmp/pad.conf"
+timeout 120 "$IWSPEC" run --dut-config "$tmp/pad.conf" --pcap --report "$tmp/pad" >"$tmp/log" 2>&1
+[ $? -eq 1 ] && ok || bad "perftest-read against pad-nonzero: not exit 1"
+if "$IWSPEC" crosscheck "$tmp/pad" >"$tmp/xc" 2>&1; then ok; else bad "crosscheck of perftest-read against pad-nonzero:"; sed 's/^/    /' "$tmp/xc" | tail -5 >&2; fi
+grep -Eq ', [1-9][0-9]* on perftest.s comm connections\)' "$tmp/xc" && ok || bad "crosscheck does not count the comm connections' violations: $(tail -1 "$tmp/xc")"
+
 # perftest's client on the DUT (the initiator role): iwspec plays its server, the built-in DUT its
 # client (ib_*_bw -R -n 5 HARNESS); every case whose needs the profile meets runs and PASSes.
 # Measured: send 32 cases (20 DDP and RDMAP), write 37 (25), read 54 (41); none ran before.
