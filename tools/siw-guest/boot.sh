@@ -67,10 +67,13 @@ fi
 rm -f "$RUN/console.log" "$RUN/qemu.pid"
 say "booting Debian $KERNEL_ABI ($KERNEL_DEB_VERSION) under qemu ($what)${SIW:+, $SIW siw}"
 t0=$(date +%s)
+# no_timer_check: under TCG on a loaded host the kernel's check of the IO-APIC timer can miss
+# its ticks and panic the boot ("IO-APIC + timer doesn't work!", seen in a make test with the
+# host loaded); qemu's timer is sound, so the check is left out.
 start_qemu() {
 	ip netns exec "$NETNS" qemu-system-x86_64 -accel "$accel" -cpu max -m 768M -smp 2 \
 		-kernel "$KERNEL" -initrd "$OUT/initrd.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=7 iwspec.selftest=$SELFTEST iwspec.siw=${SIW:-stock}" \
+		-append "console=ttyS0 panic=-1 loglevel=7 no_timer_check iwspec.selftest=$SELFTEST iwspec.siw=${SIW:-stock}" \
 		-netdev tap,id=n0,ifname=iwtap0,script=no,downscript=no -device virtio-net-pci,netdev=n0,speed=10000,duplex=full \
 		-display none -monitor none -serial "file:$RUN/console.log" -no-reboot \
 		-daemonize -pidfile "$RUN/qemu.pid" >"$RUN/qemu.log" 2>&1
