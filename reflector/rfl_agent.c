@@ -13,6 +13,9 @@
  *                      perftest-MODE-listen PORT  (run perftest's server `ib_MODE_bw -R -p PORT`,
  *                                                MODE send, write or read: the perftest profiles,
  *                                                docs/ulp-profiles.md; it serves one client)
+ *                      perftest-MODE-connect HOST PORT  (run perftest's client `ib_MODE_bw -R -n 5
+ *                                                -p PORT HOST` against the harness: the
+ *                                                initiator role)
  *                      mark TEXT           (writes "iwspec-mark: TEXT" to the kernel log,
  *                                           /dev/kmsg, and answers `exit 0`: a fuzzer ties
  *                                           what the guest's console says next to its run;
@@ -99,9 +102,8 @@ static int read_request(int cfd, request *rq, iw_err *e)
 	}
 	if (sscanf(l, "listen %15s %c", p, &extra) != 1 && sscanf(l, "connect %79s %15s %c", h, p, &extra) != 2)
 		return iw_errf(e, -1, "expected 'connect HOST PORT', 'listen PORT' (each may be prefixed 'rping-'), "
-			       "'perftest-MODE-listen PORT' (MODE send, write, read) or 'mark TEXT'");
-	if (rq->perftest[0] && h[0])
-		return iw_errf(e, -1, "perftest's client is not run by the agent: only 'perftest-MODE-listen PORT'");
+			       "'perftest-MODE-listen PORT', 'perftest-MODE-connect HOST PORT' (MODE send, write, "
+			       "read) or 'mark TEXT'");
 	/* A host name or address and a port number, nothing a shell or option parser could misread. */
 	unsigned long port = strtoul(p, NULL, 10);
 	if (h[0] == '-' || strspn(h, "0123456789abcdefABCDEF.:-_[]") != strlen(h) || strspn(p, "0123456789") != strlen(p) ||
@@ -192,10 +194,15 @@ static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 			execlp("rping", "rping", "-s", "-P", "-v", "-a", bind_addr ? bind_addr : "0.0.0.0", "-p", rq.port, "-S",
 			       "64", (char *)NULL);
 		else if (rq.perftest[0]) {
-			/* perftest's server with its defaults (-s 65536): one client, then it exits. */
+			/* perftest's server with its defaults (-s 65536): one client, then it exits. Its
+			 * client with -n 5, perftest's least, so that a case's startup takes its whole test
+			 * (docs/ulp-profiles.md). */
 			char prog[16];
 			snprintf(prog, sizeof prog, "ib_%s_bw", rq.perftest);
-			execlp(prog, prog, "-R", "-p", rq.port, (char *)NULL);
+			if (rq.host[0])
+				execlp(prog, prog, "-R", "-n", "5", "-p", rq.port, rq.host, (char *)NULL);
+			else
+				execlp(prog, prog, "-R", "-p", rq.port, (char *)NULL);
 		}
 		else if (rq.host[0] || !bind_addr)
 			execl(self, self, mode, target, "--buffer-fd", fdarg, (char *)NULL);
