@@ -174,7 +174,7 @@ static outcome expect_segment(const iw_ddp_hdr *h, size_t len, unsigned access)
 	if (h->tagged) {
 		if (len == 0)
 			return ok;
-		int si = (int)h->stag - 0x100;
+		int64_t si = (int64_t)h->stag - 0x100;   /* an STag from 0x80000000 up overflowed an int */
 		const mstag *t = si >= 0 && si < NSTAG_VALUES ? &M.stags[si] : NULL;
 		if (!t || !t->known || !t->valid)
 			return err(IW_LAYER_DDP, IW_DDP_ET_TAGGED, IW_DDP_EC_INVALID_STAG);
