@@ -193,6 +193,24 @@ typedef struct conn_keep {
 	uint32_t qsize[3], qcount[3];
 } conn_keep;
 
+/* What c owns, into k: for iw_conn_renew to reuse, for iw_conn_free to free. */
+static void keep_take(const iw_conn *c, conn_keep *k)
+{
+	memset(k, 0, sizeof *k);
+	k->own_pd = c->own_pd;
+	k->own_pd_cap = c->own_pd_cap;
+	k->out = c->out;
+	k->out_alloc = c->out_alloc;
+	k->sbuf = c->sbuf;
+	k->scap = c->sbuf ? c->scap : 0;
+	k->arena = c->arena;
+	k->arena_alloc = c->arena_alloc;
+	k->rx = c->rx;
+	memcpy(k->qbuf, c->qbuf, sizeof k->qbuf);
+	memcpy(k->qsize, c->qsize, sizeof k->qsize);
+	memcpy(k->qcount, c->qcount, sizeof k->qcount);
+}
+
 static void keep_free(conn_keep *k)
 {
 	for (unsigned q = 0; q < 3; q++)
@@ -401,19 +419,7 @@ int iw_conn_renew(iw_conn **pc, const iw_conn_config *cfg, iw_err *e)
 		return rc;
 	}
 	conn_keep k;
-	memset(&k, 0, sizeof k);
-	k.own_pd = c->own_pd;
-	k.own_pd_cap = c->own_pd_cap;
-	k.out = c->out;
-	k.out_alloc = c->out_alloc;
-	k.sbuf = c->sbuf;
-	k.scap = c->sbuf ? c->scap : 0;
-	k.arena = c->arena;
-	k.arena_alloc = c->arena_alloc;
-	k.rx = c->rx;
-	memcpy(k.qbuf, c->qbuf, sizeof k.qbuf);
-	memcpy(k.qsize, c->qsize, sizeof k.qsize);
-	memcpy(k.qcount, c->qcount, sizeof k.qcount);
+	keep_take(c, &k);
 	rc = conn_make(c, cfg, &k, e);
 	keep_free(&k);
 	if (rc) {
@@ -427,14 +433,9 @@ void iw_conn_free(iw_conn *c)
 {
 	if (!c)
 		return;
-	for (unsigned q = 0; q < 3; q++)
-		for (unsigned i = 0; i < c->qcount[q]; i++)
-			free(c->qbuf[q][i]);
-	free(c->arena);
-	free(c->rx);
-	free(c->sbuf);
-	free(c->out);
-	free(c->own_pd);
+	conn_keep k;
+	keep_take(c, &k);
+	keep_free(&k);
 	free(c);
 }
 
