@@ -3,13 +3,14 @@
 #
 # Three lanes run side by side. Lane 1 holds the stages that keep the cores busy (the CLI
 # scripts, the two matrices), then the sanitizers' CLI scripts and unit tests; lane 2 the Linux
-# siw stage on its qemu guest (the longest, about 110 s on an idle machine and 230 s beside the
-# rest), then the sanitizers' conformance column; lane 3 the sanitizer build, then the light
-# stages that wait on DUT timers (the unit tests, the CLI scripts against hostile DUTs), the
-# fuzz targets and the OSS-Fuzz build contract (both beside the guest, where a core is free once
-# lane 1 waits for it). No stage with timing-bound checks under ASan runs beside the siw guest
-# (TEST_AFTER below; the fuzz targets, which have none, may), and no more than two of them run
-# at once: before the sanitizer build's per-connection allocations were made small (issue 13),
+# siw stage on its qemu guest (the longest, about 110 s on an idle machine and 230 to 340 s
+# beside the rest: the critical path); lane 3 the sanitizer build, then the light stages that
+# wait on DUT timers (the unit tests, the CLI scripts against hostile DUTs), the fuzz targets and
+# the OSS-Fuzz build contract (both beside the guest, where a core is free once lane 1 waits for
+# it), then the sanitizers' conformance column. No stage with timing-bound checks under ASan runs
+# beside the siw guest (TEST_AFTER below; the fuzz targets, which have none, may): they start
+# when the siw stage has stopped its guest (it releases them while Wireshark still reads its
+# captures, at the lowest priority), and no more than two of them run at once: before the sanitizer build's per-connection allocations were made small (issue 13),
 # three at once loaded two cores so much (load average 15-50) that those checks failed: the
 # DUT's close after a FIN or its RST came later than a case allows.
 # Each check runs once (docs/testing.md): test-san-cli carries run.sh, vectors.sh, netfuzz.sh,
@@ -27,18 +28,19 @@
 #
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
 #   test-cli conformance mutants test-san-cli test-san-unit          busy, then ASan
-#   interop test-san-conformance                                     the siw guest, then ASan
-#   san-build test-unit test-hostile test-fuzz test-cflite           the build, then light
+#   interop                                                          the siw guest
+#   san-build test-unit test-hostile test-fuzz test-cflite test-san-conformance
+#                                                                    the build, light, ASan
 # The stages of the sanitizer build wait for it (TEST_AFTER), so no two makes write build-san/ at
 # once; the ASan stages also wait for the siw guest to be done.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-san-cli test-san-unit; interop test-san-conformance; san-build test-unit test-hostile test-fuzz test-cflite"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-san-cli test-san-unit; interop; san-build test-unit test-hostile test-fuzz test-cflite test-san-conformance"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
-AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:san-build test-san-unit:interop test-san-conformance:san-build test-fuzz:san-build"}
+AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:san-build test-san-unit:interop test-san-conformance:san-build test-san-conformance:interop test-fuzz:san-build"}
 mkdir -p "$LOGS"
-rm -f "$LOGS"/*.log "$LOGS"/*.result "$LOGS"/*.counts
+rm -f "$LOGS"/*.log "$LOGS"/*.result "$LOGS"/*.counts "$LOGS"/*.released
 start=$(date +%s)
 
 only="$*"
@@ -60,7 +62,7 @@ fi
 # Its CPU time (user+sys of its processes) comes from the shell's `times` in a subshell.
 stage() {
 	t0=$(date +%s)
-	cpu=$( (make --no-print-directory "$1" >"$LOGS/$1.log" 2>&1; echo $? >"$LOGS/$1.rc"; times) | tail -n 1 |
+	cpu=$( (TEST_RELEASE=$LOGS/$1.released make --no-print-directory "$1" >"$LOGS/$1.log" 2>&1; echo $? >"$LOGS/$1.rc"; times) | tail -n 1 |
 		awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } } END { printf "%.0f", c }')
 	rc=$(cat "$LOGS/$1.rc")
 	rm -f "$LOGS/$1.rc"
@@ -84,15 +86,20 @@ stage() {
 	return $rc
 }
 
-# after STAGE: waits for the stages STAGE needs (AFTER) that run in some lane; after 20 minutes
-# it goes on, and the stage's own make dependencies do what is left.
+# after STAGE: waits for the stages STAGE needs (AFTER) that run in some lane, each until it ends
+# or releases the stages waiting for it (a stage writes the file $TEST_RELEASE names when what it
+# keeps others from is over: interop when its guest is stopped, with the captures still to be
+# read); after 20 minutes it goes on, and the stage's own make dependencies do what is left.
 after() {
 	for a in $AFTER; do
 		case $a in "$1":*) ;; *) continue ;; esac
 		need=${a#*:}
 		in_lanes "$need" || continue
 		n=0
-		while [ ! -f "$LOGS/$need.result" ] && [ $n -lt 600 ]; do sleep 2; n=$((n + 1)); done
+		while [ ! -f "$LOGS/$need.result" ] && [ ! -f "$LOGS/$need.released" ] && [ $n -lt 600 ]; do
+			sleep 2
+			n=$((n + 1))
+		done
 	done
 	return 0
 }

@@ -80,6 +80,70 @@ t0=$(date +%s)
 mkdir -p "$OUT/debs"
 rm -f "$OUT/stamp"
 
+# 3. siw.ko, built from the same source as the image (checked against it below); 3b.
+#    siw-patched.ko: the same source with the selected patches applied (exactly: no fuzz), rebuilt
+#    when the patches or the selection change. The source is unpacked once (decompressing the
+#    kernel's tarball is most of the build's time), in the background from the start while the
+#    packages are fetched and unpacked, and the two modules build side by side.
+SRC=$OUT/siw-src
+PSRC=$OUT/siw-patched-src
+build_module() { # $1 source directory, $2 log
+	make -C "$HEADERS" M="$1" CONFIG_RDMA_SIW=m modules >"$2" 2>&1
+}
+build_modules() {
+	phash=$( { echo "$PATCHES"; for p in $PATCHES; do cat "$PATCHDIR/$p"; done; } | sha256sum | cut -d' ' -f1)
+	need_stock=no
+	need_patched=no
+	[ -f "$SRC/siw.ko" ] || need_stock=yes
+	[ -f "$PSRC/siw.ko" ] && [ "$(cat "$PSRC/.iwspec-patches" 2>/dev/null)" = "$phash" ] || need_patched=yes
+	[ $need_stock = yes ] || [ $need_patched = yes ] || return 0
+	rm -rf "$OUT/src-tmp"
+	mkdir -p "$OUT/src-tmp"
+	tar -xJf "$SOURCE" -C "$OUT/src-tmp" "$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw"
+	pristine=$OUT/src-tmp/$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw
+	pid_stock=
+	if [ $need_stock = yes ]; then
+		say "building siw.ko from $SOURCE against $HEADERS"
+		rm -rf "$SRC"
+		cp -a "$pristine" "$SRC"
+		build_module "$SRC" "$OUT/siw-build.log" &
+		pid_stock=$!
+	fi
+	pid_patched=
+	if [ $need_patched = yes ]; then
+		say "building siw-patched.ko (siw with$PATCHES)"
+		rm -rf "$PSRC"
+		for p in $PATCHES; do
+			patch -d "$OUT/src-tmp/$KERNEL_SOURCE_PKG" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch \
+				<"$PATCHDIR/$p" >"$OUT/patch.log" 2>&1 || {
+				cat "$OUT/patch.log" >&2
+				[ -z "$pid_stock" ] || wait $pid_stock
+				die "$p does not apply to $SOURCE (in the series' order)"
+			}
+		done
+		mv "$pristine" "$PSRC"
+		build_module "$PSRC" "$OUT/siw-patched-build.log" &
+		pid_patched=$!
+	fi
+	if [ -n "$pid_stock" ] && ! wait $pid_stock; then
+		[ -z "$pid_patched" ] || wait $pid_patched
+		tail -30 "$OUT/siw-build.log" >&2
+		die "siw.ko did not build (log: $OUT/siw-build.log)"
+	fi
+	if [ -n "$pid_patched" ]; then
+		wait $pid_patched || {
+			tail -30 "$OUT/siw-patched-build.log" >&2
+			die "siw-patched.ko did not build (log: $OUT/siw-patched-build.log)"
+		}
+		! grep -q 'warning:' "$OUT/siw-patched-build.log" ||
+			die "siw-patched.ko built with warnings (log: $OUT/siw-patched-build.log)"
+		echo "$phash" >"$PSRC/.iwspec-patches"
+	fi
+	rm -rf "$OUT/src-tmp"
+}
+build_modules >"$OUT/modules.out" 2>&1 &
+modules_pid=$!
+
 # 1. Packages, downloaded once into build/siw-guest/debs.
 cd "$OUT/debs"
 missing=""
@@ -125,46 +189,8 @@ depmod -b "$OUT/kmod" "$KERNEL_ABI" || die "depmod failed on the image's modules
 rm -rf boot usr/share/doc usr/share/man usr/share/locale usr/share/info usr/share/lintian usr/lib/modules
 mkdir -p proc sys dev tmp run etc root usr/lib/modules
 
-# 3. siw.ko, built from the same source as the image, checked against it.
-SRC=$OUT/siw-src
-if [ ! -f "$SRC/siw.ko" ]; then
-	rm -rf "$SRC" "$OUT/src-tmp"
-	mkdir -p "$OUT/src-tmp"
-	say "building siw.ko from $SOURCE against $HEADERS"
-	tar -xJf "$SOURCE" -C "$OUT/src-tmp" "$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw"
-	mv "$OUT/src-tmp/$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw" "$SRC"
-	rm -rf "$OUT/src-tmp"
-	make -C "$HEADERS" M="$SRC" CONFIG_RDMA_SIW=m modules >"$OUT/siw-build.log" 2>&1 || {
-		tail -30 "$OUT/siw-build.log" >&2
-		die "siw.ko did not build (log: $OUT/siw-build.log)"
-	}
-fi
-# 3b. siw-patched.ko: the same source with the selected patches applied (exactly: no fuzz), rebuilt
-#     when the patches or the selection change.
-PSRC=$OUT/siw-patched-src
-phash=$( { echo "$PATCHES"; for p in $PATCHES; do cat "$PATCHDIR/$p"; done; } | sha256sum | cut -d' ' -f1)
-if [ ! -f "$PSRC/siw.ko" ] || [ "$(cat "$PSRC/.iwspec-patches" 2>/dev/null)" != "$phash" ]; then
-	rm -rf "$PSRC" "$OUT/src-tmp"
-	mkdir -p "$OUT/src-tmp"
-	say "building siw-patched.ko (siw with$PATCHES)"
-	tar -xJf "$SOURCE" -C "$OUT/src-tmp" "$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw"
-	for p in $PATCHES; do
-		patch -d "$OUT/src-tmp/$KERNEL_SOURCE_PKG" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch \
-			<"$PATCHDIR/$p" >"$OUT/patch.log" 2>&1 || {
-			cat "$OUT/patch.log" >&2
-			die "$p does not apply to $SOURCE (in the series' order)"
-		}
-	done
-	mv "$OUT/src-tmp/$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw" "$PSRC"
-	rm -rf "$OUT/src-tmp"
-	make -C "$HEADERS" M="$PSRC" CONFIG_RDMA_SIW=m modules >"$OUT/siw-patched-build.log" 2>&1 || {
-		tail -30 "$OUT/siw-patched-build.log" >&2
-		die "siw-patched.ko did not build (log: $OUT/siw-patched-build.log)"
-	}
-	! grep -q 'warning:' "$OUT/siw-patched-build.log" ||
-		die "siw-patched.ko built with warnings (log: $OUT/siw-patched-build.log)"
-	echo "$phash" >"$PSRC/.iwspec-patches"
-fi
+wait $modules_pid || { cat "$OUT/modules.out" >&2; exit 1; }
+cat "$OUT/modules.out"
 M=$OUT/kmod/lib/modules/$KERNEL_ABI
 ref_vermagic=$(modinfo -F vermagic "$(find "$M" -name 'ib_core.ko*' | head -1)")
 for ko in "$SRC/siw.ko" "$PSRC/siw.ko"; do
