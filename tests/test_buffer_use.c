@@ -56,6 +56,25 @@ TEST(buffer_use_ranges_of_the_advertised_buffer)
 	CHECK_EQ(u.reads[0].hi, 0x2008);
 }
 
+/* An offset back from the end is taken from the reflector's 64 KiB: two cases near the end meet
+ * there, and one near it meets a case that wrote that octet by number. */
+TEST(buffer_use_from_the_end)
+{
+	iw_buffer_use edge, last, low;
+	use_of("startup\nsend write to=end-1 data=\"Z\"\nsend read_req src_to=end-16 rsize=17\n"
+	       "send write to=end size=4\n", &edge);
+	CHECK_EQ(edge.nwrites, 1);   /* the Write past the end names octets the model places past it */
+	CHECK_EQ(edge.writes[0].lo, 0xffff);
+	CHECK_EQ(edge.writes[0].hi, 0x10004);
+	CHECK_EQ(edge.nreads, 1);
+	CHECK_EQ(edge.reads[0].lo, 0xfff0);
+	CHECK_EQ(edge.reads[0].hi, 0x10001);
+	use_of("startup\nsend write to=0xfffe size=2\n", &last);
+	use_of("startup\nsend write to=0 size=64\n", &low);
+	CHECK(iw_buffer_use_conflict(&edge, &last));
+	CHECK(!iw_buffer_use_conflict(&edge, &low));
+}
+
 TEST(buffer_use_conflicts)
 {
 	iw_buffer_use whole, mine, reader, other;

@@ -367,6 +367,34 @@ TEST(case_parse_values)
 	iw_case_free(c);
 }
 
+/* `to=end-N`: N octets back from the end of the advertised buffer, which the runner reads with
+ * that buffer's length; a number stays a number. */
+TEST(case_parse_offset_from_end)
+{
+	iw_case *c = parse_ok("id: v\ntitle: t\nrequirement: DDP-9.1-T3 MUST\nrole: responder\n"
+			      "startup\n"
+			      "send write to=end data=\"x\"\n"
+			      "send read_req src_to=end-0x10 rsize=17 sink_to=16\n"
+			      "send write to=end-4294967295 size=1 stag_of=1\n"
+			      "send write to=16 size=1\n");
+	if (!c)
+		return;
+	const iw_step *s = step(c, 1);
+	CHECK(arg(s, "to")->from_end);
+	CHECK_EQ(arg(s, "to")->type, IW_ARG_INT);
+	CHECK_EQ(arg(s, "to")->i, 0);
+	s = step(c, 2);
+	CHECK(arg(s, "src_to")->from_end);
+	CHECK_EQ(arg(s, "src_to")->i, 16);
+	CHECK(!arg(s, "sink_to")->from_end);
+	s = step(c, 3);
+	CHECK_EQ(arg(s, "to")->i, 0xffffffffLL);
+	s = step(c, 4);
+	CHECK(!arg(s, "to")->from_end);
+	CHECK_EQ(arg(s, "to")->i, 16);
+	iw_case_free(c);
+}
+
 TEST(case_parse_names)
 {
 	for (int k = 0; k < IW_STEP_KIND_COUNT; k++)

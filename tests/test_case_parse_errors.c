@@ -97,7 +97,9 @@ TEST(case_parse_err_other_headers)
 	FAILS("needs: recv=1x16k\n", "t.iwt:1: ", "recv=1x16k: write recv=NxS");
 	FAILS("needs: write-stag=0\n", "t.iwt:1: ", "write-stag=0: write the range in octets");
 	FAILS("needs: read-stag=99999999999999999999\n", "t.iwt:1: ", "write the range in octets");
-	FAILS("needs: read-stag===64\n", "t.iwt:1: ", "read-stag==64: write the range");
+	FAILS("needs: read-stag===64\n", "t.iwt:1: ", "needs: read-stag==: a case reaches the end of the range with "
+	      "to=end or to=end-N, whatever its length (docs/case-language.md): write read-stag=N");
+	FAILS("needs: write-stag==65536\n", "t.iwt:1: ", "write write-stag=N, the octets it uses");
 	FAILS("needs: echo markers echo\n", "t.iwt:1: ", "echo named twice");
 	FAILS("profiles: rfc5044 rfc9999\n", "t.iwt:1: ", "unknown profile 'rfc9999' (known: ");
 	FAILS("profiles: rfc5044 rfc5044\n", "t.iwt:1: ", "named twice");
@@ -159,6 +161,20 @@ TEST(case_parse_err_wrong_type)
 	FAILS(with_hdr("sleep 11s\n"), "t.iwt:5: sleep: ", "for=11s is longer than the case timeout (10s)");
 	FAILS(with_hdr("sleep Five\n"), "t.iwt:5: ", "bad value 'Five'");
 	FAILS(with_hdr("send raw 5\n"), "t.iwt:5: send raw: ", "wants bytes");
+	/* An offset back from the advertised buffer's end: `end` or `end-N`, and only where a TO into
+	 * that buffer goes (not the harness's own sink, not an expectation's pattern). */
+	FAILS(with_hdr("send write to=ends\n"), "t.iwt:5: send write: ",
+	      "to=ends: expected an offset into the advertised buffer (an integer), or one counted back from its end: "
+	      "end, end-N with N from 1 to 0xffffffff (end-16, end-0x10)");
+	FAILS(with_hdr("send write to=end-\n"), "t.iwt:5: ", "to=end-: expected an offset");
+	FAILS(with_hdr("send write to=end-0\n"), "t.iwt:5: ", "with N from 1");
+	FAILS(with_hdr("send write to=end--4\n"), "t.iwt:5: ", "to=end--4: expected");
+	FAILS(with_hdr("send write to=end-0x100000000\n"), "t.iwt:5: ", "to 0xffffffff");
+	FAILS(with_hdr("send read_req src_to=end-x\n"), "t.iwt:5: send read_req: ", "src_to=end-x: expected an offset");
+	FAILS(with_hdr("send read_req sink_to=end\n"), "t.iwt:5: ", "argument 'sink_to' wants an integer, got a word");
+	FAILS(with_hdr("expect write to=end\n"), "t.iwt:5: expect write: ", "argument 'to' wants an integer, got a word");
+	FAILS(with_hdr("send write to=endless\n"), "t.iwt:5: ", "to=endless: expected an offset");
+	FAILS(with_hdr("send write to=end+1\n"), "t.iwt:5: send write: ", "to=end+1: expected an offset");
 }
 
 TEST(case_parse_err_duplicate_argument)
@@ -215,6 +231,10 @@ TEST(case_parse_err_step_rules)
 	FAILS(with_hdr("send send data=\"a\" size=3\n"), "t.iwt:5: send send: ", "use one");
 	FAILS(with_hdr("expect read_resp len=3 size=3\n"), "t.iwt:5: ", "size gives the length too: use one");
 	FAILS(with_hdr("expect send len=1 data=\"a\"\n"), "t.iwt:5: ", "data gives the length too: use one");
+	FAILS(with_hdr("send write stag=0x10 to=end\n"), "t.iwt:5: send write: ",
+	      "to=end counts back from the end of the DUT's advertised buffer, and stag= names another");
+	FAILS(with_hdr("send read_req src_stag=0x10 src_to=end-4 rsize=4\n"), "t.iwt:5: send read_req: ",
+	      "src_to=end counts back from the end of the DUT's advertised buffer, and src_stag= names another");
 	FAILS(with_hdr("split\n"), "t.iwt:5: split: ", "needs at=");
 	FAILS(with_hdr("split at=1 every=2\n"), "t.iwt:5: ", "use one");
 	FAILS(with_hdr("split none delay=1s\n"), "t.iwt:5: ", "takes no arguments");

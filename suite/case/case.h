@@ -65,15 +65,16 @@ enum iw_cap {
 #define IW_CAP_CONFIG (IW_CAP_MARKERS | IW_CAP_CRC_OFF | IW_CAP_REJECT | IW_CAP_PD)
 
 /* The amounts of the capabilities that take a value (0 where the capability is not needed).
- * `name=V` asks for at least V; `name==V` for exactly V: a case that writes one octet past the
- * end of a 65536-octet range, or sends a Send one octet longer than each receive, or an MSN one
- * past the posted receives, relies on where the end is. */
+ * `name=V` asks for at least V; `recv==NxS` for exactly N receives of S: a case that sends a
+ * Send one octet longer than each receive, or an MSN one past the posted receives, relies on
+ * where they end. A range has no `==`: a case reaches its end by counting back from it
+ * (`to=end-N`, iw_arg.from_end), so it runs against a range of any length. */
 typedef struct iw_case_needs_amounts {
 	uint32_t recv_n;            /* recv=NxS: N receives ... */
 	uint32_t recv_size;         /* ... of S octets */
 	uint64_t write_stag;        /* write-stag=S */
 	uint64_t read_stag;         /* read-stag=S */
-	unsigned exact;             /* IW_CAP_RECV, _WRITE_STAG, _READ_STAG: written with == */
+	unsigned exact;             /* IW_CAP_RECV: written with == */
 } iw_case_needs_amounts;
 
 enum iw_step_kind {
@@ -120,6 +121,9 @@ typedef struct iw_arg {
 	enum iw_arg_type type;
 	int64_t i;                  /* INT, DURATION (milliseconds) */
 	bool is_pattern_any;        /* value was `*` (any) in an expectation */
+	bool from_end;              /* `to=end-N`, `src_to=end` (IW_SPEC_FROM_END): i is N (0 for `end`), octets
+				     * back from the end of the advertised buffer, which only the connection
+				     * knows: read it with that length (suite/run/exec_send.c), never as a TO */
 	char *s;                    /* STR, WORD (owned, NUL-terminated) */
 	uint8_t *bytes;             /* BYTES, STR (owned) */
 	size_t nbytes;
@@ -186,7 +190,7 @@ const char *iw_needs_name(unsigned bit);
  * at most UINT32_MAX). Returns the octets read, 0 when v starts with no such value. */
 size_t iw_needs_parse_amount(unsigned bit, const char *v, size_t n, uint64_t *x, uint64_t *y);
 
-/* needs and its amounts as a `needs:` header writes them ("recv=1x16 write-stag==64 echo"),
+/* needs and its amounts as a `needs:` header writes them ("recv==1x16 write-stag=64 echo"),
  * in bit order; "" for none. Returns buf. */
 const char *iw_needs_text(unsigned needs, const iw_case_needs_amounts *a, char *buf, size_t cap);
 

@@ -58,6 +58,32 @@ static void types_desc(const iw_arg_spec *sp, char *buf, size_t cap)
 	}
 	if ((sp->types & IW_T(IW_ARG_WORD)) && sp->words && o < cap)
 		snprintf(buf + o, cap - o, " (%s)", sp->words);
+	if ((sp->flags & IW_SPEC_FROM_END) && o < cap)
+		snprintf(buf + o, cap - o, ", or end, end-N (back from the end of the advertised buffer)");
+}
+
+/* `end` or `end-N` where a TO into the advertised buffer goes (IW_SPEC_FROM_END): N octets back
+ * from its end, whose length the DUT's application tells only when the case runs. N is what
+ * `end-` leaves, an integer of 1 to 0xffffffff (a buffer's length is 32 bits; `end-0` is `end`). */
+static int from_end(parser *p, const iw_arg_spec *sp, const value *v, iw_arg *a)
+{
+	char b[64];
+	const char *t = v->text;
+	size_t n = v->ntext;
+	int64_t back = 0;
+	bool big = false, overflow = false;
+	bool ok = n >= 3 && !memcmp(t, "end", 3);
+	if (ok && n > 3)
+		ok = t[3] == '-' && n > 4 && t[4] != '-' && cp_parse_int(t + 4, n - 4, &back, &big, &overflow) && !big &&
+		     back >= 1 && back <= 0xffffffffLL;
+	if (!ok)
+		return cp_err(p, "%s=%s: expected an offset into the advertised buffer (an integer), or one counted back "
+			      "from its end: end, end-N with N from 1 to 0xffffffff (end-16, end-0x10)", sp->name,
+			      cp_show(t, n, b, sizeof b));
+	a->type = IW_ARG_INT;
+	a->i = back;
+	a->from_end = true;
+	return 0;
 }
 
 static int wrong_type(parser *p, const iw_arg_spec *sp, const value *v)
@@ -155,6 +181,11 @@ static int apply(parser *p, iw_step *st, const iw_step_schema *sc, const iw_arg_
 		v->bytes = NULL;
 		break;
 	case V_WORD:
+		if (sp->flags & IW_SPEC_FROM_END) {
+			if (from_end(p, sp, v, &a))
+				return IW_EINVAL;
+			break;
+		}
 		if (!(sp->types & IW_T(IW_ARG_WORD)))
 			return wrong_type(p, sp, v);
 		if (sp->words && !iw_schema_word_in(sp->words, v->text, v->ntext))
@@ -192,6 +223,20 @@ static int unknown_arg(parser *p, const iw_step_schema *sc, const char *name, si
 	return cp_err(p, "unknown argument '%s' (expected one of: %s)", cp_show(name, n, b, sizeof b), names);
 }
 
+/* A value that starts with `end` where an offset from the buffer's end may go: taken whole, to
+ * the next space, so that from_end() names what is wrong with `end+1` or `end-0x1g` itself
+ * rather than the lexer calling it no value at all. */
+static int lex_end(const char **pp, const char *end, value *v)
+{
+	memset(v, 0, sizeof *v);
+	v->kind = V_WORD;
+	v->text = *pp;
+	while (*pp < end && !is_stop(**pp))
+		(*pp)++;
+	v->ntext = (size_t)(*pp - v->text);
+	return 0;
+}
+
 /* Arguments of a step until the end of the line, or ';' inside a one-of alternative. */
 int cp_parse_args(parser *p, const char **pp, const char *end, iw_step *st, bool in_alt, bool *semi)
 {
@@ -218,7 +263,9 @@ int cp_parse_args(parser *p, const char **pp, const char *end, iw_step *st, bool
 				return unknown_arg(p, sc, t.name, t.nname);
 			if (*pp >= end || is_stop(**pp))
 				return cp_err(p, "argument '%s' has no value", sp->name);
-			rc = cp_lex_value(p, pp, end, &v);
+			rc = (sp->flags & IW_SPEC_FROM_END) && end - *pp >= 3 && !memcmp(*pp, "end", 3)
+				     ? lex_end(pp, end, &v)
+				     : cp_lex_value(p, pp, end, &v);
 			if (rc)
 				return rc;
 			rc = apply(p, st, sc, sp, &v, false);

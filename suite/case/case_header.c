@@ -202,13 +202,19 @@ static int header_needs(parser *p, const char *v, const char *end)
 			return cp_err(p, "needs: %s takes a value: %s", name,
 				      bit == IW_CAP_RECV ? "recv=NxS, N receives of at least S octets (e.g. recv=1x16; "
 							   "recv==NxS: exactly)"
-							 : "the range in octets (e.g. write-stag=65536; write-stag==65536: exactly)");
+							 : "the range in octets (e.g. write-stag=65536)");
 		if (!takes && eq)
 			return cp_err(p, "needs: %s takes no value (the capabilities with one: recv=NxS, write-stag=S, "
 				      "read-stag=S)", name);
 		if (takes) {
 			/* `==` asks for exactly the amount, `=` for at least it. */
 			bool exact = n - nname > 1 && eq[1] == '=';
+			/* A case reaches the end of an advertised range by counting back from it (to=end-N),
+			 * so it runs against a range of any length: an exact range would only skip it. */
+			if (exact && bit != IW_CAP_RECV)
+				return cp_err(p, "needs: %s==: a case reaches the end of the range with to=end or "
+					      "to=end-N, whatever its length (docs/case-language.md): write %s=N, the "
+					      "octets it uses", name, name);
 			if (exact)
 				p->c->amounts.exact |= bit;
 			size_t skip = exact ? 2 : 1;

@@ -30,10 +30,7 @@ void cp_value_free(value *v)
 	v->bytes = NULL;
 }
 
-/* Integer: decimal or 0x hex, optionally negative. Values up to 2^64-1 are read so a 64-bit
- * TO can be written; *big marks those above INT64_MAX. Returns false when not an integer;
- * *overflow tells a number that does not fit from one that is no number. */
-static bool parse_int(const char *s, size_t n, int64_t *out, bool *big, bool *overflow)
+bool cp_parse_int(const char *s, size_t n, int64_t *out, bool *big, bool *overflow)
 {
 	bool neg = false;
 	uint64_t u = 0;
@@ -261,7 +258,7 @@ int cp_lex_value(parser *p, const char **pp, const char *end, value *v)
 					f++;
 				if (v->nlist == sizeof v->list / sizeof v->list[0])
 					return cp_limit(p, "list %s has more than 16 items", cp_show(s, n, b, sizeof b));
-				if (!parse_int(e, (size_t)(f - e), &v->list[v->nlist], &big, &overflow) || big)
+				if (!cp_parse_int(e, (size_t)(f - e), &v->list[v->nlist], &big, &overflow) || big)
 					return cp_err(p, "bad list '%s' (integers separated by commas, no spaces)",
 						      cp_show(s, n, b, sizeof b));
 				v->nlist++;
@@ -270,7 +267,7 @@ int cp_lex_value(parser *p, const char **pp, const char *end, value *v)
 			v->kind = V_LIST;
 			return 0;
 		}
-		if (parse_int(s, n, &v->i, &v->big, &overflow)) {
+		if (cp_parse_int(s, n, &v->i, &v->big, &overflow)) {
 			v->kind = V_INT;
 			return 0;
 		}

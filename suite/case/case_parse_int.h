@@ -67,6 +67,10 @@ typedef struct value {
 } value;
 
 void cp_value_free(value *v);
+/* Integer: decimal or 0x hex, optionally negative. Values up to 2^64-1 are read so a 64-bit
+ * TO can be written; *big marks those above INT64_MAX. Returns false when not an integer;
+ * *overflow tells a number that does not fit from one that is no number. */
+bool cp_parse_int(const char *s, size_t n, int64_t *out, bool *big, bool *overflow);
 /* "500ms", "5s", "2m": digits and a unit. Returns 0 when s is not shaped as a duration
  * (*is_dur false); an error only for one over the 24 h limit. */
 int cp_parse_duration(parser *p, const char *s, size_t n, int64_t *ms, bool *is_dur);

@@ -18,6 +18,7 @@
 #define BIT(n)          INT(n, 0, 1)
 #define U32(n)          INT(n, 0, U32_MAX_)
 #define U64(n)          { n, T_I, NULL, 0, INT64_MAX, 0, IW_SPEC_U64 }
+#define TO_ADV(n)       { n, T_I, NULL, 0, INT64_MAX, 0, IW_SPEC_U64 | IW_SPEC_FROM_END }
 #define BYTES(n)        { n, T_B, NULL, 0, 0, 0, 0 }
 #define DUR(n)          { n, T_D, NULL, 0, 0, 0, 0 }
 #define WORD(n, w)      { n, T_W, w, 0, 0, 0, 0 }
@@ -65,7 +66,7 @@ static const iw_arg_spec send_fpdu_args[] = {
 	U32("mo"),
 	U32("stag"),
 	INT("stag_of", 1, 4),
-	U64("to"),
+	TO_ADV("to"),
 	BIT("last"),
 	BIT("tagged"),
 	INT("dv", 0, 3),
@@ -76,7 +77,7 @@ static const iw_arg_spec send_fpdu_args[] = {
 	U32("sink_stag"),
 	U64("sink_to"),
 	U32("src_stag"),
-	U64("src_to"),
+	TO_ADV("src_to"),
 	U32("rsize"),
 	{ "layer", T_W | T_I, layer_words, 0, 15, 0, 0 },
 	INT("etype", 0, 15),
@@ -373,12 +374,25 @@ bool iw_schema_check_step(const iw_step *s, char *msg, size_t cap)
 			return false;
 		}
 		break;
-	case IW_STEP_SEND_FPDU:
+	case IW_STEP_SEND_FPDU: {
 		if (has(s, "data") && has(s, "size")) {
 			snprintf(msg, cap, "data and size both give the payload: use one");
 			return false;
 		}
+		/* The end is the advertised buffer's; an STag of the case's own has none the harness knows. */
+		const iw_arg *to = iw_step_arg(s, "to"), *src_to = iw_step_arg(s, "src_to");
+		if (to && to->from_end && has(s, "stag")) {
+			snprintf(msg, cap, "to=end counts back from the end of the DUT's advertised buffer, and stag= names "
+				 "another: give to= as a number, or leave stag= out");
+			return false;
+		}
+		if (src_to && src_to->from_end && has(s, "src_stag")) {
+			snprintf(msg, cap, "src_to=end counts back from the end of the DUT's advertised buffer, and src_stag= "
+				 "names another: give src_to= as a number, or leave src_stag= out");
+			return false;
+		}
 		break;
+	}
 	case IW_EXPECT_FPDU:
 		if (has(s, "len") && (has(s, "data") || has(s, "size"))) {
 			snprintf(msg, cap, "len is the payload's length alone; %s gives the length too: use one",

@@ -22,6 +22,9 @@ enum iw_arg_flag {
 	IW_SPEC_REQUIRED = 1u << 0,     /* the step is incomplete without it */
 	IW_SPEC_U64 = 1u << 1,          /* a 64-bit unsigned field (TO): values above INT64_MAX are
 					 * accepted and stored as their two's-complement bit pattern */
+	IW_SPEC_FROM_END = 1u << 2,     /* a TO into the DUT's advertised buffer: also `end` or `end-N`, counted
+					 * back from its end (iw_arg.from_end), for a case that must reach past
+					 * it whatever its length */
 };
 
 typedef struct iw_arg_spec {

@@ -33,6 +33,17 @@ static uint64_t int_arg(const iw_step *s, const char *name, bool *given)
 	return *given ? (uint64_t)a->i : 0;
 }
 
+/* An offset into the advertised buffer; `end-N` as N back from IW_BUFFER_USE_END. */
+static uint64_t offset_arg(const iw_step *s, const char *name)
+{
+	bool given;
+	uint64_t v = int_arg(s, name, &given);
+	const iw_arg *a = iw_step_arg(s, name);
+	if (a && a->from_end)
+		return v > IW_BUFFER_USE_END ? 0 : IW_BUFFER_USE_END - v;
+	return v;
+}
+
 void iw_buffer_use_of(const iw_case *c, iw_buffer_use *u)
 {
 	memset(u, 0, sizeof *u);
@@ -45,7 +56,7 @@ void iw_buffer_use_of(const iw_case *c, iw_buffer_use *u)
 			uint64_t tagged = int_arg(s, "tagged", &given);
 			if (iw_step_arg(s, "stag") || (given && !tagged))
 				continue;   /* an STag of the harness's choosing, or an untagged "write" */
-			uint64_t to = int_arg(s, "to", &given);
+			uint64_t to = offset_arg(s, "to");
 			const iw_arg *data = iw_step_arg(s, "data");
 			uint64_t len = int_arg(s, "size", &given);
 			if (!given && data)
@@ -54,7 +65,7 @@ void iw_buffer_use_of(const iw_case *c, iw_buffer_use *u)
 		} else if (!strcmp(s->word, "read_req")) {
 			if (iw_step_arg(s, "src_stag"))
 				continue;
-			uint64_t to = int_arg(s, "src_to", &given);
+			uint64_t to = offset_arg(s, "src_to");
 			add(u->reads, &u->nreads, to, int_arg(s, "rsize", &given));
 		}
 	}

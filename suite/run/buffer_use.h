@@ -10,6 +10,10 @@
  * case's steps, so no case has to say it: `send write` and `send read_req` to the advertised
  * buffer (no `stag`/`src_stag` of the harness's choosing; `stag_of` names the same memory),
  * their offsets from its TO; a wrapping TO is sent as written and names no octet of it.
+ * An offset counted back from the buffer's end (`to=end-16`) is taken from IW_BUFFER_USE_END,
+ * the length of the reflector's buffer (its contract's least, the built-in DUT's own): two such
+ * ranges are then apart exactly when they are, and against a longer buffer one of them lies
+ * higher than any offset a case writes as a number, so the answer errs towards keeping apart.
  */
 #ifndef IW_BUFFER_USE_H
 #define IW_BUFFER_USE_H
@@ -21,6 +25,7 @@
 #include "case.h"
 
 #define IW_BUFFER_USE_MAX 16
+#define IW_BUFFER_USE_END 65536u     /* where `end` is taken to be (above) */
 
 typedef struct iw_range {
 	uint64_t lo, hi;            /* [lo, hi) offsets from the advertised TO */

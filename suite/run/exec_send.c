@@ -99,6 +99,36 @@ static uint64_t buffer_to(const hconn *buf, uint64_t to)
 	return buf->adv_to + to;
 }
 
+/* The offset argument `name` (to, src_to) gives into a range of len octets: as written, or,
+ * written `end-N`, len - N, so that a case reaches the end of whatever range the DUT's
+ * application advertised (rping's 64 octets, the reflector's 64 KiB). `known`: whether the
+ * connection knows the range; without it an end is a harness error, not a guess. */
+static bool offset_arg(ctx *x, const iw_step *s, const char *name, bool known, uint64_t len, uint64_t *off)
+{
+	const iw_arg *a = iw_step_arg(s, name);
+	*off = (uint64_t)ex_arg_i(s, name, 0);
+	if (!a || !a->from_end)
+		return true;
+	if (!known)
+		return ex_herror(x, "line %d: %s=end%s: the DUT advertised no buffer on this connection, so it has no end "
+			      "to count back from", s->line, name, a->i ? "-N" : "");
+	if ((uint64_t)a->i > len)
+		return ex_herror(x, "line %d: %s=end-%lld lies before the start of the %llu-octet range the DUT advertised",
+			      s->line, name, (long long)a->i, (unsigned long long)len);
+	*off = len - (uint64_t)a->i;
+	return true;
+}
+
+/* The TO of `name` on the advertised buffer of buf (NULL: an STag of the case's own). */
+static bool adv_to_arg(ctx *x, const iw_step *s, const char *name, const hconn *buf, uint64_t *to)
+{
+	uint64_t off;
+	if (!offset_arg(x, s, name, buf && buf->have_adv, buf ? buf->adv_len : 0, &off))
+		return false;
+	*to = buffer_to(buf, off);
+	return true;
+}
+
 /* Full operation for the harness's first FPDU (after a startup frame where the profile has
  * them), and the declared pause a DUT needs before it. */
 static bool enter_fpdus(ctx *x, const iw_step *s)
@@ -163,13 +193,15 @@ static bool build_body(ctx *x, const iw_step *s, const ex_msg_type *mt, const hc
 	b->owned = NULL;
 	const iw_arg *a;
 	if (mt->opcode == IW_OP_READ_REQ && strcmp(s->word, "ddp")) {
+		uint64_t src_to;
+		if (!adv_to_arg(x, s, "src_to", adv_of ? adv_of : iw_step_arg(s, "src_stag") ? NULL : x->h, &src_to))
+			return false;
 		iw_read_req rr = {
 			.sink_stag = (uint32_t)ex_arg_i(s, "sink_stag", 0x2000), .sink_to = (uint64_t)ex_arg_i(s, "sink_to", 0),
 			.size = (uint32_t)ex_arg_i(s, "rsize", 0),
 			.src_stag = adv_of ? adv_of->adv_stag
 					   : (uint32_t)ex_arg_i(s, "src_stag", x->h->have_adv ? x->h->adv_stag : 0x1000),
-			.src_to = buffer_to(adv_of ? adv_of : iw_step_arg(s, "src_stag") ? NULL : x->h,
-					    (uint64_t)ex_arg_i(s, "src_to", 0)),
+			.src_to = src_to,
 		};
 		iw_read_req_encode(&rr, b->fixed);
 		b->p = b->fixed;
@@ -202,8 +234,9 @@ static bool build_body(ctx *x, const iw_step *s, const ex_msg_type *mt, const hc
 }
 
 /* The DDP header template of the message: the type's defaults, the step's fields over them, and
- * the connection's next MSN on the queue (which it takes). */
-static void ddp_template(ctx *x, const iw_step *s, const ex_msg_type *mt, const hconn *adv_of, iw_ddp_hdr *h)
+ * the connection's next MSN on the queue (which it takes). False: a harness error (an end with no
+ * range to count back from). */
+static bool ddp_template(ctx *x, const iw_step *s, const ex_msg_type *mt, const hconn *adv_of, iw_ddp_hdr *h)
 {
 	const iw_arg *a;
 	memset(h, 0, sizeof *h);
@@ -221,13 +254,16 @@ static void ddp_template(ctx *x, const iw_step *s, const ex_msg_type *mt, const 
 	h->stag = (uint32_t)ex_arg_i(s, "stag", x->h->have_adv ? x->h->adv_stag : 0x1000);
 	if (adv_of)
 		h->stag = adv_of->adv_stag;
-	h->to = buffer_to(adv_of ? adv_of : iw_step_arg(s, "stag") ? NULL : x->h, (uint64_t)ex_arg_i(s, "to", 0));
 	/* A Read Response answers the DUT's last Read Request (rping's server reading the harness's
-	 * buffer): its sink STag, and `to` as an offset from its sink TO. */
+	 * buffer): its sink STag, and `to` as an offset from its sink TO (`end`: its size). */
 	if (mt->opcode == IW_OP_READ_RESP && x->h->have_dut_rr && !adv_of && !iw_step_arg(s, "stag")) {
-		uint64_t off = (uint64_t)ex_arg_i(s, "to", 0);
+		uint64_t off;
+		if (!offset_arg(x, s, "to", true, x->h->dut_rr.size, &off))
+			return false;
 		h->stag = x->h->dut_rr.sink_stag;
 		h->to = off > UINT64_MAX - x->h->dut_rr.sink_to ? off : x->h->dut_rr.sink_to + off;
+	} else if (!adv_to_arg(x, s, "to", adv_of ? adv_of : iw_step_arg(s, "stag") ? NULL : x->h, &h->to)) {
+		return false;
 	}
 	int qn = mt->qn < 0 ? 0 : mt->qn;
 	h->qn = (uint32_t)ex_arg_i(s, "qn", qn);
@@ -236,6 +272,7 @@ static void ddp_template(ctx *x, const iw_step *s, const ex_msg_type *mt, const 
 	/* Only untagged messages take an MSN (DDP-6.3-08); a Write leaves QN 0's sequence alone. */
 	if (!iw_step_arg(s, "msn") && h->qn < 4 && !h->tagged)
 		x->h->msn[h->qn]++;
+	return true;
 }
 
 /* One DDP segment of the message: its header and where its payload lies in the body. */
@@ -377,8 +414,7 @@ bool ex_act_send_fpdu(ctx *x, const iw_step *s)
 	if (!build_body(x, s, mt, adv_of, &b))
 		return false;
 	iw_ddp_hdr h;
-	ddp_template(x, s, mt, adv_of, &h);
-	if (iw_step_arg(s, "inv_stag_of") && !inv_stag_of_conn(x, s, &h)) {
+	if (!ddp_template(x, s, mt, adv_of, &h) || (iw_step_arg(s, "inv_stag_of") && !inv_stag_of_conn(x, s, &h))) {
 		free(b.owned);
 		return false;
 	}
