@@ -134,6 +134,7 @@ int iw_drv_ref_open(iw_driver *d, iw_err *e)
 	 * once (TI-07, A39), a responder once the peer's first FPDU let it speak (rule 4). */
 	o->greeting = c->reflector;
 	o->rping = c->ulp == IW_ULP_RPING;
+	o->rping_size = c->rping_size;
 	o->perftest = c->ulp == IW_ULP_PERFTEST_SEND    ? IW_REF_PERFTEST_SEND
 		      : c->ulp == IW_ULP_PERFTEST_WRITE ? IW_REF_PERFTEST_WRITE
 		      : c->ulp == IW_ULP_PERFTEST_READ  ? IW_REF_PERFTEST_READ

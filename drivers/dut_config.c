@@ -14,13 +14,15 @@
 #include "net.h"
 #include "ref_faults.h"
 
-#define KNOWN_KEYS "dut, role, profile, mpa_revision, markers, crc, private_data_limit, reflector, reject, ulp, " \
-		   "connect_timeout, case_timeout, close_timeout, first_fpdu_delay, exec_host, disable, map, hostile, " \
-		   "mutant, raw_link, wait_dut"
+/* Space-separated, as the case parser lists capabilities: with commas the list no longer fit an
+ * iw_err's 256 octets beside the key at fault. */
+#define KNOWN_KEYS "dut role profile mpa_revision markers crc private_data_limit reflector reject ulp rping_size " \
+		   "connect_timeout case_timeout close_timeout first_fpdu_delay exec_host disable map hostile " \
+		   "mutant raw_link wait_dut"
 
 enum key_id {
 	K_DUT, K_ROLE, K_PROFILE, K_MPA_REVISION, K_MARKERS, K_CRC, K_PD_LIMIT, K_REFLECTOR, K_REJECT,
-	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_ULP, K_RAW_LINK, K_WAIT_DUT, K_COUNT
+	K_CONNECT_TIMEOUT, K_CASE_TIMEOUT, K_CLOSE_TIMEOUT, K_FIRST_FPDU_DELAY, K_EXEC_HOST, K_DISABLE, K_MAP, K_HOSTILE, K_MUTANT, K_ULP, K_RAW_LINK, K_WAIT_DUT, K_RPING_SIZE, K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
@@ -31,7 +33,7 @@ static const char *const key_names[K_COUNT] = {
 	[K_FIRST_FPDU_DELAY] = "first_fpdu_delay", [K_EXEC_HOST] = "exec_host",
 	[K_DISABLE] = "disable",
 	[K_MAP] = "map", [K_HOSTILE] = "hostile", [K_MUTANT] = "mutant",
-	[K_ULP] = "ulp", [K_RAW_LINK] = "raw_link", [K_WAIT_DUT] = "wait_dut",
+	[K_ULP] = "ulp", [K_RAW_LINK] = "raw_link", [K_WAIT_DUT] = "wait_dut", [K_RPING_SIZE] = "rping_size",
 };
 
 /* Values that are free text (commands, reasons) keep a '#'; the others may end in a comment. */
@@ -57,6 +59,7 @@ void iw_dut_config_default(iw_dut_config *c)
 	c->pd_limit = 0;
 	c->reflector = true;
 	c->reject = true;
+	c->rping_size = IW_RPING_SIZE_DEFAULT;
 	c->connect_timeout_ms = 5000;
 	c->case_timeout_ms = 10000;
 	c->close_timeout_ms = 5000;
@@ -480,6 +483,14 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 	}
 	case K_RAW_LINK:
 		return set_raw_link(c, v, e);
+	case K_RPING_SIZE:
+		/* The buffers rping advertises are this long: the ranges its client offers the cases. */
+		if (!parse_uint(v, IW_RPING_SIZE_MAX, &n) || n < IW_RPING_SIZE_MIN)
+			return iw_errf(e, IW_EINVAL, "bad value '%s' for rping_size: use the -S the DUT's rping runs with, "
+				       "a number of octets from %d to %d (rping's default %d)", v, IW_RPING_SIZE_MIN,
+				       IW_RPING_SIZE_MAX, IW_RPING_SIZE_DEFAULT);
+		c->rping_size = (uint32_t)n;
+		return IW_OK;
 	case K_WAIT_DUT: {
 		/* 0 is allowed: no wait, as without the key. */
 		int64_t ms;

@@ -10,6 +10,7 @@
  *   ulp = reflector | rping | none | perftest-send | perftest-write | perftest-read
  *                             (rping: rdma-core's rping is the application, docs/rping.md;
  *                             perftest-*: ib_*_bw -R, docs/ulp-profiles.md)
+ *   rping_size = 64           (ulp = rping: the -S the DUT's rping runs with, 26 to 65535)
  *   connect_timeout = 5s      case_timeout = 10s     close_timeout = 5s
  *   exec_host = ADDR          ({host} of exec: commands: where the listening side is; 127.0.0.1)
  *   first_fpdu_delay = 0ms    (a responder DUT: the harness waits this long after the Reply
@@ -37,6 +38,9 @@
 #include "profile.h"
 
 #define IW_DUT_MAX_DISABLED 64
+#define IW_RPING_SIZE_DEFAULT 64    /* rping's own default -S, which the rping cases script */
+#define IW_RPING_SIZE_MIN 26        /* "rdma-ping-N: " and a few letters: what rping's data needs */
+#define IW_RPING_SIZE_MAX 65535     /* rping refuses a larger -S (its RPING_BUFSIZE less one) */
 #define IW_DUT_MAX_MAPS     32
 
 typedef struct iw_code { int layer, etype, ecode; } iw_code;
@@ -67,6 +71,7 @@ typedef struct iw_dut_config {
 	bool reflector;
 	bool reflector_set;         /* `reflector` was given (ulp = rping contradicts reflector = yes) */
 	int ulp;                    /* enum iw_ulp: the reflector (default, `reflector = no`: none) or rping */
+	uint32_t rping_size;        /* ulp = rping: rping's -S, its buffers' length (IW_RPING_SIZE_DEFAULT) */
 	bool reject;                /* follows `reflector = no` unless set itself (reject_set) */
 	bool reject_set;
 	int64_t connect_timeout_ms, case_timeout_ms, close_timeout_ms;

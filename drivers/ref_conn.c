@@ -29,6 +29,7 @@ void rs_conn_free(iw_ref_server *s, rconn *c)
 	else
 		iw_conn_free(c->model);
 	iw_fault_conn_free(&c->fault);
+	rs_rping_free(c);
 	if (c->tx.buf && c->tx.cap == TX_CAP && s->nused_tx < RS_POOL)
 		s->used_tx[s->nused_tx++] = c->tx.buf;
 	else

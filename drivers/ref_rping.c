@@ -15,6 +15,7 @@
  */
 #include "ref_server_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "iw_proto.h"
@@ -38,22 +39,38 @@ void rs_rping_config(const rconn *c, iw_conn_config *cfg)
 	cfg->ord = IW_RPING_ORD;
 }
 
-/* Two buffers a connection, registered for remote read and write as rping registers them, at
- * addresses that look like a process's heap (rping advertises virtual addresses). */
+/* Two buffers a connection of rping's -S each, registered for remote read and write as rping
+ * registers them, at addresses that look like a process's heap (rping advertises virtual
+ * addresses), each in a region of its own: 2 KiB for the default 64 octets, the size rounded
+ * up to 4 KiB for a larger one. */
 int rs_rping_register(rconn *c, iw_err *e)
 {
 	rs_rping *r = &c->rping;
+	rs_rping_free(c);
 	memset(r, 0, sizeof *r);
+	r->size = c->o.rping_size ? c->o.rping_size : RS_RPING_SIZE;
+	r->mem = calloc(2, r->size);
+	if (!r->mem)
+		return iw_errf(e, IW_ENOSPC, "rping: no memory for two buffers of %u octets", r->size);
+	r->start_buf = r->mem;
+	r->rdma_buf = r->mem + r->size;
 	r->state = c->o.role == IW_ROLE_INITIATOR ? RP_WAIT_GO_READ : RP_WAIT_READ_ADV;
 	r->start_stag = 0x00a00001u + 0x100u * (c->id % 4096u);
 	r->rdma_stag = r->start_stag + 1;
-	r->start_to = 0x000055d0c0de0000ull + 0x1000ull * c->id;
-	r->rdma_to = r->start_to + 0x800;
+	uint64_t region = r->size <= 0x800 ? 0x800 : ((uint64_t)r->size + 0xfff) & ~(uint64_t)0xfff;
+	r->start_to = 0x000055d0c0de0000ull + 2 * region * c->id;
+	r->rdma_to = r->start_to + region;
 	unsigned acc = IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE;
-	int rc = iw_conn_register(c->model, r->start_stag, r->start_to, r->start_buf, sizeof r->start_buf, acc, e);
+	int rc = iw_conn_register(c->model, r->start_stag, r->start_to, r->start_buf, r->size, acc, e);
 	if (rc == IW_OK)
-		rc = iw_conn_register(c->model, r->rdma_stag, r->rdma_to, r->rdma_buf, sizeof r->rdma_buf, acc, e);
+		rc = iw_conn_register(c->model, r->rdma_stag, r->rdma_to, r->rdma_buf, r->size, acc, e);
 	return rc;
+}
+
+void rs_rping_free(rconn *c)
+{
+	free(c->rping.mem);
+	c->rping.mem = c->rping.start_buf = c->rping.rdma_buf = NULL;
 }
 
 static void fail(iw_ref_server *s, rconn *c, const char *why)
@@ -66,7 +83,7 @@ static void fail(iw_ref_server *s, rconn *c, const char *why)
 static void send_info(iw_ref_server *s, rconn *c, uint32_t stag, uint64_t to)
 {
 	uint8_t b[IW_RPING_INFO_LEN];
-	iw_rping_info in = {.to = to, .stag = stag, .len = RS_RPING_SIZE};
+	iw_rping_info in = {.to = to, .stag = stag, .len = c->rping.size};
 	iw_err e;
 	iw_rping_info_encode(b, &in);
 	if (iw_conn_send(c->model, IW_OP_SEND, b, sizeof b, &e) != IW_OK)
@@ -85,7 +102,7 @@ static void go_ahead(iw_ref_server *s, rconn *c)
 static void client_advertise_source(iw_ref_server *s, rconn *c)
 {
 	rs_rping *r = &c->rping;
-	iw_rping_data(r->ping, r->start_buf, sizeof r->start_buf);
+	iw_rping_data(r->ping, r->start_buf, r->size);
 	r->state = RP_WAIT_GO_READ;
 	send_info(s, c, r->start_stag, r->start_to);
 }
@@ -98,14 +115,14 @@ static void server_send(iw_ref_server *s, rconn *c, const iw_rping_info *in)
 		fail(s, c, "a buffer advertised while the RDMA Read is outstanding");
 		return;
 	}
-	if (in->len > sizeof r->rdma_buf) {
+	if (in->len > r->size) {
 		fail(s, c, "the peer's buffer is larger than rping's own (a local length error)");
 		return;
 	}
 	if (r->state == RP_WAIT_READ_ADV) {
 		iw_read_req rr = {.sink_stag = r->rdma_stag, .sink_to = r->rdma_to, .size = in->len,
 				  .src_stag = in->stag, .src_to = in->to};
-		memset(r->rdma_buf, 0, sizeof r->rdma_buf);
+		memset(r->rdma_buf, 0, r->size);
 		if (iw_conn_read(c->model, &rr, &e) != IW_OK) {
 			fail(s, c, e.msg);
 			return;
@@ -114,8 +131,8 @@ static void server_send(iw_ref_server *s, rconn *c, const iw_rping_info *in)
 		return;
 	}
 	/* RP_WAIT_WRITE_ADV: the data read comes back, up to and with its NUL. */
-	size_t n = strnlen((const char *)r->rdma_buf, sizeof r->rdma_buf);
-	n = n < sizeof r->rdma_buf ? n + 1 : n;
+	size_t n = strnlen((const char *)r->rdma_buf, r->size);
+	n = n < r->size ? n + 1 : n;
 	if (n > in->len) {
 		fail(s, c, "the peer's sink buffer is shorter than the data to write back");
 		return;

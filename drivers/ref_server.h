@@ -61,6 +61,7 @@ typedef struct iw_ref_options {
 				     * (a responder's waits for the peer's first FPDU, rule 4) */
 	bool rping;                 /* the application is rdma-core's rping instead of the reflector
 				     * (docs/rping.md): server as responder, client (-C 2) as initiator */
+	uint32_t rping_size;        /* rping's -S, its buffers' length; 0: its default, 64 */
 	int perftest;               /* enum iw_ref_perftest: the application is perftest's server
 				     * (ib_*_bw -R, suite/engine/perftest_msg.h) instead of the reflector */
 	bool reject_pd;             /* reflector: a Request carrying the private data "REJECTME" gets

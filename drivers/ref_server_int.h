@@ -34,8 +34,9 @@
 
 enum rc_state { RC_CONNECTING, RC_OPEN, RC_DRAINING };
 
-/* rping's side of one connection (ref_rping.c): where its flow stands, its two buffers, and the
- * buffer the peer advertised last. */
+/* rping's side of one connection (ref_rping.c): where its flow stands and its two buffers, of
+ * rping's -S each (64 unless the options say otherwise), allocated with the connection's rping
+ * so that only a connection of `rping_size = 65535` carries 128 KiB. */
 #define RS_RPING_SIZE 64            /* rping's default -S */
 #define RS_RPING_COUNT 2            /* the client's iterations, as `rping -c -C 2` */
 typedef struct rs_rping {
@@ -43,7 +44,9 @@ typedef struct rs_rping {
 	unsigned ping;
 	uint32_t start_stag, rdma_stag;
 	uint64_t start_to, rdma_to;
-	uint8_t start_buf[RS_RPING_SIZE], rdma_buf[RS_RPING_SIZE];
+	uint32_t size;              /* -S: the length of each buffer */
+	uint8_t *mem;               /* both buffers, owned (rs_rping_free) */
+	uint8_t *start_buf, *rdma_buf;
 } rs_rping;
 
 /* perftest's side of one connection (ref_perftest.c): a connection whose first Send is a
@@ -156,6 +159,7 @@ void rs_after_feed(void *arg);
  * its buffers registered, and its flow driven by the model's events. */
 void rs_rping_config(const rconn *c, iw_conn_config *cfg);
 int rs_rping_register(rconn *c, iw_err *e);
+void rs_rping_free(rconn *c);
 void rs_rping_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev);
 
 /* ref_perftest.c */

@@ -65,6 +65,8 @@ void iw_provenance_dut(iw_run *run, const iw_dut_config *d)
 		add_line(s, cap, "hostile = %s", d->hostile);
 	if (d->mutant[0])
 		add_line(s, cap, "mutant = %s", d->mutant);
+	if (d->ulp == IW_ULP_RPING && d->rping_size != IW_RPING_SIZE_DEFAULT)
+		add_line(s, cap, "rping_size = %u", (unsigned)d->rping_size);
 	size_t len = strlen(s);
 	if (len && s[len - 1] == '\n')
 		s[len - 1] = '\0';

@@ -251,8 +251,9 @@ TEST(dut_config_unknown_key)
 	iw_err e;
 	iw_dut_config_default(&c);
 	CHECK_EQ(iw_dut_config_set(&c, "marker", "yes", &e), IW_EINVAL);
-	CHECK(has(e.msg, "unknown key 'marker' (known keys: dut, role, profile"));
-	CHECK(has(e.msg, "raw_link, wait_dut)"));
+	CHECK(has(e.msg, "unknown key 'marker' (known keys: dut role profile"));
+	CHECK(has(e.msg, " ulp rping_size connect_timeout "));
+	CHECK(has(e.msg, "raw_link wait_dut)"));
 }
 
 TEST(dut_config_raw_link)
@@ -427,7 +428,7 @@ TEST(dut_config_load_errors)
 	char path[64], want[160];
 	iw_dut_config_default(&c);
 	CHECK_EQ(load_text(&c, "# x\nmarkers = yes\nmarker = yes\n", &e, path, sizeof path), IW_EINVAL);
-	snprintf(want, sizeof want, "%s:3: unknown key 'marker' (known keys: dut, role,", path);
+	snprintf(want, sizeof want, "%s:3: unknown key 'marker' (known keys: dut role", path);
 	CHECK(has(e.msg, want));
 
 	CHECK_EQ(load_text(&c, "\n\nmarkers = perhaps\n", &e, path, sizeof path), IW_EINVAL);
@@ -593,4 +594,23 @@ TEST(dut_config_ulp)
 	CHECK_EQ(iw_dut_config_set(&c, "ulp", "none", &e), IW_OK);
 	CHECK(!c.reflector);
 	CHECK_EQ(c.ulp, IW_ULP_NONE);
+}
+
+/* rping_size: the -S of the DUT's rping, 64 unless said, within what rping takes. */
+TEST(dut_config_rping_size)
+{
+	iw_dut_config c;
+	iw_err e;
+	iw_dut_config_default(&c);
+	CHECK_EQ(c.rping_size, 64);
+	CHECK_EQ(iw_dut_config_set(&c, "rping_size", "65535", &e), IW_OK);
+	CHECK_EQ(c.rping_size, 65535);
+	CHECK_EQ(iw_dut_config_set(&c, "rping_size", "26", &e), IW_OK);
+	CHECK_EQ(c.rping_size, 26);
+	CHECK_EQ(iw_dut_config_set(&c, "rping_size", "65536", &e), IW_EINVAL);
+	CHECK(has(e.msg, "bad value '65536' for rping_size: use the -S the DUT's rping runs with, a number of octets "
+			 "from 26 to 65535 (rping's default 64)"));
+	CHECK_EQ(iw_dut_config_set(&c, "rping_size", "25", &e), IW_EINVAL);
+	CHECK_EQ(iw_dut_config_set(&c, "rping_size", "64k", &e), IW_EINVAL);
+	CHECK_EQ(c.rping_size, 26);
 }

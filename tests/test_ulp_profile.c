@@ -116,6 +116,38 @@ TEST(ulp_profile_of_config)
 	}
 }
 
+/* rping_size sizes rping's ranges and says -S N; the rping cases, written for -S 64, are not
+ * provided by an rping of another size. Every other profile, and -S 64, is the table's. */
+TEST(ulp_profile_sized_by_rping_size)
+{
+	iw_dut_config d = dut(IW_ULP_RPING, false);
+	iw_ulp_profile u;
+	char runs[96];
+	d.rping_size = 64;
+	iw_ulp_profile_sized(&d, IW_ROLE_INITIATOR, &u, runs, sizeof runs);
+	CHECK(u.dut_runs == iw_ulp_profile_find("rping-client")->dut_runs);
+	CHECK_EQ(u.amounts.write_stag, 64);
+	CHECK(u.provides & IW_CAP_RPING);
+	d.rping_size = 65535;
+	iw_ulp_profile_sized(&d, IW_ROLE_INITIATOR, &u, runs, sizeof runs);
+	CHECK_STR(u.name, "rping-client");
+	CHECK_STR(u.dut_runs, "rping -c -S 65535 -C 2");
+	CHECK_EQ(u.amounts.write_stag, 65535);
+	CHECK_EQ(u.amounts.read_stag, 65535);
+	CHECK_EQ(u.amounts.recv_size, 16);
+	CHECK(!(u.provides & IW_CAP_RPING));
+	CHECK(u.provides & IW_CAP_DUT_SEND);
+	iw_ulp_profile_sized(&d, IW_ROLE_RESPONDER, &u, runs, sizeof runs);
+	CHECK_STR(u.dut_runs, "rping -s -S 65535 (-P on a tcp: DUT)");
+	CHECK_EQ(u.amounts.write_stag, 0);      /* rping's server advertises nothing */
+	CHECK(!(u.provides & IW_CAP_RPING));
+	d = dut(IW_ULP_PERFTEST_READ, false);
+	d.rping_size = 4096;
+	iw_ulp_profile_sized(&d, IW_ROLE_RESPONDER, &u, runs, sizeof runs);
+	CHECK_EQ(u.amounts.read_stag, 65536);
+	CHECK(u.dut_runs == iw_ulp_profile_find("perftest-read-server")->dut_runs);
+}
+
 TEST(ulp_unmet_names_capability_and_profile)
 {
 	char why[256];

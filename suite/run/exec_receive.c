@@ -422,8 +422,9 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			x->h->have_adv = true;
 			ex_note(x, "the reflector advertises STag 0x%x, TO 0x%llx, %u octets", x->h->adv_stag,
 			     (unsigned long long)x->h->adv_to, x->h->adv_len);
-			/* The cases address up to 64 KiB (to=0xfff0 is 16 octets before its end): a smaller
-			 * buffer would make the DUT's correct refusals look like findings. */
+			/* The reflector's profile promises 64 KiB, and cases write by number up to it
+			 * (rdmap.write.round-trip-other-connection to 0xffa0): a smaller buffer would make
+			 * the DUT's correct refusals look like findings. */
 			if (x->h->adv_len < 65536)
 				return ex_herror(x, "line %d: the reflector advertises %u octets; the cases need a buffer of "
 					      "at least 65536 (docs/reflector.md, contract item 1)", s->line, x->h->adv_len);

@@ -53,7 +53,15 @@ static bool ulp_startup(ctx *x, int64_t within_ms, int line)
 	if (u->startup == IW_ULP_START_RPING_INFO) {
 		ex_st_init(&st, IW_EXPECT_FPDU, "rping_info", line);
 		ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
-		return ex_exp_message(x, &st, false);
+		if (!ex_exp_message(x, &st, false))
+			return false;
+		/* The profile promised the cases rping_size octets (64 unless said): a shorter buffer
+		 * would make the DUT's correct refusals of what the cases write look like findings. */
+		uint32_t want = x->o->dut.rping_size ? x->o->dut.rping_size : IW_RPING_SIZE_DEFAULT;
+		if (x->h->have_adv && x->h->adv_len < want)
+			return ex_herror(x, "line %d: rping advertises %u octets, the DUT configuration says rping_size = %u: "
+					 "set it to the -S the DUT's rping runs with (docs/rping.md)", line, x->h->adv_len, want);
+		return true;
 	}
 	if (u->startup == IW_ULP_START_PERFTEST)
 		return ex_perftest_keys(x, within_ms);

@@ -99,7 +99,10 @@ static const char *missing_need(const iw_case *c, const iw_dut_config *d, int du
 		return "needs pd: only the built-in DUT can be told which private data to send";
 	if ((c->needs & IW_CAP_REJECT) && !d->reject)
 		return "needs reject: the DUT cannot be told to reject a connection";
-	if (iw_ulp_unmet(c, iw_ulp_profile_of(d, dut_role), why, cap))
+	iw_ulp_profile u;
+	char runs[96];
+	iw_ulp_profile_sized(d, dut_role, &u, runs, sizeof runs);
+	if (iw_ulp_unmet(c, &u, why, cap))
 		return why;
 	return NULL;
 }

@@ -10,6 +10,7 @@
  */
 #include "ulp_profile.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,6 +125,21 @@ const iw_ulp_profile *iw_ulp_profile_of(const iw_dut_config *d, int dut_role)
 		if (profiles[i].ulp == ulp && (profiles[i].dut_role < 0 || profiles[i].dut_role == dut_role))
 			return &profiles[i];
 	return &profiles[0];
+}
+
+void iw_ulp_profile_sized(const iw_dut_config *d, int dut_role, iw_ulp_profile *out, char *runs, size_t cap)
+{
+	*out = *iw_ulp_profile_of(d, dut_role);
+	const char *at = strstr(out->dut_runs, "-S 64");
+	if (out->ulp != IW_ULP_RPING || d->rping_size == IW_RPING_SIZE_DEFAULT || !at)
+		return;
+	out->provides &= ~(unsigned)IW_CAP_RPING;
+	if (out->provides & IW_CAP_WRITE_STAG)
+		out->amounts.write_stag = d->rping_size;
+	if (out->provides & IW_CAP_READ_STAG)
+		out->amounts.read_stag = d->rping_size;
+	snprintf(runs, cap, "%.*s-S %" PRIu32 "%s", (int)(at - out->dut_runs), out->dut_runs, d->rping_size, at + 5);
+	out->dut_runs = runs;
 }
 
 const iw_ulp_profile *iw_ulp_profile_find(const char *name)

@@ -55,6 +55,12 @@ const iw_ulp_profile *iw_ulp_profiles(size_t *n);
  * without one says none; never NULL. */
 const iw_ulp_profile *iw_ulp_profile_of(const iw_dut_config *d, int dut_role);
 
+/* iw_ulp_profile_of's profile as d sizes it, into *out: under `rping_size` other than rping's
+ * default 64 its ranges are that long and what the DUT runs says `-S N` (its dut_runs then points
+ * into runs, cap octets), and it does not provide `rping`: the rping cases script -S 64's flow
+ * (its data, its lengths), which an rping of another size does not follow. */
+void iw_ulp_profile_sized(const iw_dut_config *d, int dut_role, iw_ulp_profile *out, char *runs, size_t cap);
+
 /* The profile named name, or NULL. */
 const iw_ulp_profile *iw_ulp_profile_find(const char *name);
 

@@ -101,6 +101,41 @@ adv=$(printf '%s\n' "$wire" | sed -n 's/^rping advertises .* address (TO) \(0x[0
 to=$(printf '%s\n' "$wire" | sed -n 's/^FPDU write: .* TO=\(0x[0-9a-f]*\), 1 payload octets$/\1/p' | head -1)
 [ -n "$adv" ] && [ -n "$to" ] && [ $((to - adv)) -eq 64 ] && ok ||
 	bad "ddp.tagged.to-past-end did not write at offset 64 of rping's buffer (address ${adv:-?}, TO ${to:-?})"
+# rping_size: a lab whose rping runs with -S 65535 says so, and the cases that need more than 64
+# octets of range and nothing else run too (built-in DUT: its rping's buffers follow); the rping
+# cases, which script -S 64's flow, SKIP saying which rping runs. Measured: 43 of 76.
+printf 'ulp = rping\nrole = initiator\nrping_size = 65535\n' >"$tmp/big.conf"
+timeout 300 "$IWSPEC" run --dut-config "$tmp/big.conf" --report "$tmp/big" >"$tmp/log" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok || { bad "rping_size = 65535: iwspec run exited $rc"; tail -20 "$tmp/log" >&2; }
+n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' "$tmp/big/results.json")
+[ "$n" -eq 0 ] && ok || bad "rping_size = 65535: $n cases neither PASS nor INFO"
+big=$(ran "$tmp/big/results.json" '^(ddp|rdmap)[.]')
+small=$(ran "$tmp/all-initiator/results.json" '^(ddp|rdmap)[.]')
+[ "$big" -gt "$small" ] && ok || bad "rping_size = 65535 ran $big DDP and RDMAP cases, -S 64 $small"
+for c in rdmap.read.round-trip-initiator rdmap.ordering.write-then-read-same-range rdmap.write.round-trip; do
+	r=$(jq -r --arg c $c '.cases[] | select(.id == $c) | .verdict' "$tmp/big/results.json")
+	[ "$r" = PASS ] && ok || bad "$c against rping -c -S 65535: $r"
+done
+r=$(jq -r '.cases[] | select(.id == "rping.client.happy-path") | "\(.verdict) \(.reason)"' "$tmp/big/results.json")
+case $r in "SKIP needs rping: the DUT runs rping -c -S 65535 -C 2 (ulp profile rping-client)"*) ok ;;
+*) bad "rping.client.happy-path under rping_size = 65535: $r" ;; esac
+grep -q '"rping advertises rkey (STag) 0x[0-9a-f]*, address (TO) 0x[0-9a-f]*, 65535 octets"' "$tmp/big/results.json" &&
+	ok || bad "the built-in rping did not advertise 65535 octets"
+printf 'ulp = rping\nrping_size = 65536\n' >"$tmp/bigger.conf"
+"$IWSPEC" run --dut-config "$tmp/bigger.conf" >"$tmp/log" 2>&1
+[ $? -eq 2 ] && grep -q "bad value '65536' for rping_size: use the -S the DUT's rping runs with" "$tmp/log" && ok ||
+	bad "rping_size = 65536 not refused with exit 2: $(tail -1 "$tmp/log")"
+
+# A configuration that promises more than the DUT's rping advertises is the lab's error: ERROR
+# naming the key, not FAILs of the refusals its 64 octets owe (`iwspec serve --rping` runs -S 64).
+printf "dut = exec:'%s serve --quiet --once --rping --role initiator --host {host} --port {port}'\nrole = initiator\nulp = rping\nrping_size = 4096\n" \
+	"$bin" >"$tmp/mis.conf"
+timeout 60 "$IWSPEC" run --dut-config "$tmp/mis.conf" --cases 'ddp.tagged.to-past-end' --report "$tmp/mis" >"$tmp/log" 2>&1
+r=$(jq -r '.cases[0] | "\(.verdict) \(.reason)"' "$tmp/mis/results.json")
+case $r in "ERROR "*"rping advertises 64 octets, the DUT configuration says rping_size = 4096"*) ok ;;
+*) bad "rping_size = 4096 against rping -S 64: $r" ;; esac
+
 # An end counted back past the start of the DUT's range is the harness's error, not the DUT's.
 mkdir "$tmp/cd"
 printf 'id: t.end\ntitle: T\nrequirement: DDP-9.1-T3 MUST\nrole: responder\nneeds: write-stag=1\nstartup\nsend write to=end-100 data="x"\n' \
