@@ -64,7 +64,8 @@ static void types_desc(const iw_arg_spec *sp, char *buf, size_t cap)
 
 /* `end` or `end-N` where a TO into the advertised buffer goes (IW_SPEC_FROM_END): N octets back
  * from its end, whose length the DUT's application tells only when the case runs. N is what
- * `end-` leaves, an integer of 1 to 0xffffffff (a buffer's length is 32 bits; `end-0` is `end`). */
+ * `end-` leaves, an integer of 1 to 0xffffffff (a buffer's length is 32 bits; `end-0` is written
+ * `end`, so that each offset has one spelling). */
 static int from_end(parser *p, const iw_arg_spec *sp, const value *v, iw_arg *a)
 {
 	char b[64];
@@ -74,8 +75,8 @@ static int from_end(parser *p, const iw_arg_spec *sp, const value *v, iw_arg *a)
 	bool big = false, overflow = false;
 	bool ok = n >= 3 && !memcmp(t, "end", 3);
 	if (ok && n > 3)
-		ok = t[3] == '-' && n > 4 && t[4] != '-' && cp_parse_int(t + 4, n - 4, &back, &big, &overflow) && !big &&
-		     back >= 1 && back <= 0xffffffffLL;
+		ok = t[3] == '-' && cp_parse_int(t + 4, n - 4, &back, &big, &overflow) && !big && back >= 1 &&
+		     back <= 0xffffffffLL;
 	if (!ok)
 		return cp_err(p, "%s=%s: expected an offset into the advertised buffer (an integer), or one counted back "
 			      "from its end: end, end-N with N from 1 to 0xffffffff (end-16, end-0x10)", sp->name,

@@ -109,12 +109,16 @@ static bool offset_arg(ctx *x, const iw_step *s, const char *name, bool known, u
 	*off = (uint64_t)ex_arg_i(s, name, 0);
 	if (!a || !a->from_end)
 		return true;
+	char as[40];
+	int k = snprintf(as, sizeof as, "%s=end", name);
+	if (a->i && k > 0 && (size_t)k < sizeof as)
+		snprintf(as + k, sizeof as - (size_t)k, "-%lld", (long long)a->i);
 	if (!known)
-		return ex_herror(x, "line %d: %s=end%s: the DUT advertised no buffer on this connection, so it has no end "
-			      "to count back from", s->line, name, a->i ? "-N" : "");
+		return ex_herror(x, "line %d: %s: the DUT advertised no buffer on this connection, so it has no end to count "
+			      "back from", s->line, as);
 	if ((uint64_t)a->i > len)
-		return ex_herror(x, "line %d: %s=end-%lld lies before the start of the %llu-octet range the DUT advertised",
-			      s->line, name, (long long)a->i, (unsigned long long)len);
+		return ex_herror(x, "line %d: %s lies before the start of the %llu-octet range the DUT advertised", s->line,
+			      as, (unsigned long long)len);
 	*off = len - (uint64_t)a->i;
 	return true;
 }
