@@ -9,12 +9,14 @@
  * listens for it), the next dial is its test connection. On the comm connection the client
  * sends first and waits for the server's answer to each message: the version, from 5.32 the
  * cycle buffer and the cache line size, from 5.1 the MTU (by the server's version), the keys
- * all zero; after the test connection's Reply (rdma_cm's ESTABLISHED) its keys four times,
- * the first still zero. The server's last keys name its buffer (rkey, vaddr); the client then
+ * all zero; after the test connection's Reply (rdma_cm's ESTABLISHED) its keys four times
+ * (ib_send_bw five), the first still zero. The server's last keys name its buffer (rkey, vaddr); the client then
  * runs its test on the test connection: 5 messages of 65536 octets (Sends, Writes to that
- * buffer, or Read Requests of it, one outstanding at a time), then its keys once more on the
- * comm connection (the sync after the test) and waits there. A message the flow does not
- * expect, or the comm connection's end, ends both, as perftest exits.
+ * buffer, or Read Requests of it, one outstanding at a time), then closes the flow on the comm
+ * connection, each message answered before the next: its keys, then (ib_write_bw, ib_read_bw)
+ * the five values of its bandwidth report and its keys a last time; then it ends both
+ * connections, as perftest disconnects and exits. A message the flow does not expect, or the
+ * comm connection's end, ends both too.
  */
 #include "ref_server_int.h"
 
@@ -82,7 +84,8 @@ static void send_keys(iw_ref_server *s, rconn *c, bool zero)
 
 /* The messages of the exchange before the keys, by the server's version: the client's
  * 0 version, 1 cycle buffer, 2 cache line, 3 MTU; steps the version leaves out are skipped. */
-enum { ST_VERSION, ST_CYCLE, ST_CACHE, ST_MTU, ST_KEYS_BEFORE, ST_WAIT_TEST, ST_KEYS, ST_TESTING };
+enum { ST_VERSION, ST_CYCLE, ST_CACHE, ST_MTU, ST_KEYS_BEFORE, ST_WAIT_TEST, ST_KEYS, ST_TESTING, ST_REPORTS,
+       ST_CLOSING };
 
 static size_t len_of(int st)
 {
@@ -175,19 +178,55 @@ static void test_done(iw_ref_server *s, rconn *t)
 {
 	rconn *comm = find(s, t->pt.pair);
 	rs_log(s, t, "perftest client: the test is done");
-	if (alive(comm))
+	if (alive(comm)) {
+		comm->pt.test_over = true;
 		send_keys(s, comm, false);
+	}
+}
+
+/* The server answered a message of the close after the test (ST_TESTING: the sync's keys): the
+ * next one, or the end of the run. */
+static void closing_next(iw_ref_server *s, rconn *c, const iw_conn_event *ev)
+{
+	rs_perftest *p = &c->pt;
+	bool reports = c->o.perftest != IW_REF_PERFTEST_SEND;
+	size_t want = p->step == ST_REPORTS ? IW_PERFTEST_REPORT_LEN : IW_PERFTEST_KEYS_LEN;
+	if (ev->len != want) {
+		fail(s, c, "a message of a size the close of the run does not expect");
+		return;
+	}
+	if (p->step == ST_TESTING && reports) {
+		p->step = ST_REPORTS;
+		p->reports_sent = 0;
+	}
+	if (p->step == ST_REPORTS && p->reports_sent < IW_PERFTEST_REPORTS) {
+		/* The report's values themselves: none of iwspec's concern, zero. */
+		static const uint8_t report[IW_PERFTEST_REPORT_LEN];
+		p->reports_sent++;
+		send_msg(s, c, report, sizeof report);
+		return;
+	}
+	if (p->step == ST_REPORTS) {
+		p->step = ST_CLOSING;
+		send_keys(s, c, false);
+		return;
+	}
+	rs_log(s, c, "perftest client: the run is over: exiting");
+	c->app_close = true;
+	rconn *t = find(s, p->pair);
+	if (t && t->pt.pair == c->id)
+		t->app_close = true;
 }
 
 static void comm_answer(iw_ref_server *s, rconn *c, const iw_conn_event *ev)
 {
 	rs_perftest *p = &c->pt;
 	int st = (int)p->step;
-	/* Once the test runs, the server's keys (its answer to the sync after the test, then the
-	 * close's) need no answer of the client's before the reports, which iwspec does not read. */
-	if (st == ST_TESTING && ev->len == IW_PERFTEST_KEYS_LEN)
+	if (st >= ST_TESTING && p->test_over) {
+		closing_next(s, c, ev);
 		return;
-	if (st == ST_WAIT_TEST || st == ST_TESTING || ev->len != len_of(st)) {
+	}
+	if (st == ST_WAIT_TEST || st >= ST_TESTING || ev->len != len_of(st)) {
 		fail(s, c, "a message of a size or at a time the comm connection does not expect");
 		return;
 	}
@@ -209,7 +248,7 @@ static void comm_answer(iw_ref_server *s, rconn *c, const iw_conn_event *ev)
 		return;
 	}
 	p->keys_got++;
-	if (p->keys_got < IW_PERFTEST_KEYS_AFTER) {
+	if (p->keys_got < (c->o.perftest == IW_REF_PERFTEST_SEND ? IW_PERFTEST_SEND_KEYS_AFTER : IW_PERFTEST_KEYS_AFTER)) {
 		p->keys_sent++;
 		send_keys(s, c, false);
 		p->step = ST_KEYS;

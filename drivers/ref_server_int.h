@@ -62,6 +62,8 @@ typedef struct rs_perftest {
 	bool before_done;           /* comm: the keys before the test connection were answered */
 	unsigned keys_sent, keys_got;   /* comm: keys after the test connection, sent and answered */
 	unsigned iters_left;        /* test: messages of the test still to post */
+	bool test_over;             /* comm: the test ended, the close of the run began */
+	unsigned reports_sent;      /* comm: values of the bandwidth report sent in that close */
 	uint32_t rem_rkey;          /* the server's keys: its buffer */
 	uint64_t rem_vaddr;
 } rs_perftest;

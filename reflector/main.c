@@ -51,7 +51,7 @@ static const char usage[] =
 	"                      to --connect's target (the rping profile, docs/rping.md); rping's\n"
 	"                      error exits become 0, as its broken flow is the cases' to judge\n"
 	"  --perftest MODE     with --via: the agent runs perftest's server `ib_MODE_bw -R` (MODE send,\n"
-	"                      write or read) on --listen's port, or its client `ib_MODE_bw -R -n 5`\n"
+	"                      write or read) on --listen's port, or its client `ib_MODE_bw -R -F -n 5`\n"
 	"                      to --connect's target, instead (the perftest profiles,\n"
 	"                      docs/ulp-profiles.md); its error exits become 0 as rping's\n"
 	"  --quiet             print errors only\n"

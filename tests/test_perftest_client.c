@@ -1,8 +1,10 @@
 /* The built-in DUT as perftest's client (drivers/ref_perftest_client.c, the initiator role of
  * ulp = perftest-*), driven here by a harness-side model playing perftest's server: the comm
  * connection's messages in order, the client's first, then the test connection, the keys four
- * times, the test (5 Sends of 65536 octets, 5 Writes into the buffer the server's keys name, or 5
- * Read Requests of it), and the sync after it, after which the client posts nothing more. */
+ * times (ib_send_bw five), the test (5 Sends of 65536 octets, 5 Writes into the buffer the
+ * server's keys name, or 5 Read Requests of it), and the close of the run after it (the keys;
+ * ib_write_bw and ib_read_bw the 5 report values and the keys again), after which the client ends
+ * both connections, as perftest exits. */
 #include "test_drivers.h"
 
 #include <stdlib.h>
@@ -121,7 +123,8 @@ static void run_client(int ulp)
 				  ulp == IW_ULP_PERFTEST_READ ? IW_ACCESS_REMOTE_READ : IW_ACCESS_REMOTE_WRITE, &e), IW_OK);
 	CHECK(model_until(tfd, t, IW_EV_FRAME_ACCEPTED, AWAIT_MS, &ev, NULL, 0));
 	flush(tfd, t);      /* the Reply: the client's ESTABLISHED */
-	for (int i = 0; i < IW_PERFTEST_KEYS_AFTER; i++) {
+	int keys_after = ulp == IW_ULP_PERFTEST_SEND ? IW_PERFTEST_SEND_KEYS_AFTER : IW_PERFTEST_KEYS_AFTER;
+	for (int i = 0; i < keys_after; i++) {
 		if (!client_says(fd, m, IW_PERFTEST_KEYS_LEN, got))
 			goto out;
 		answer(fd, m, b, sizeof b);
@@ -141,12 +144,26 @@ static void run_client(int ulp)
 	if (ulp == IW_ULP_PERFTEST_WRITE)
 		CHECK(mem[0] != 0xee || mem[IW_PERFTEST_SIZE - 1] != 0xee);
 	/* Read Responses are the server's to send: the next Read Request comes once one is done. */
-	/* Then the sync after the test, on the comm connection; the server's answer to it starts
-	 * nothing more (the client waits for the reports). */
+	/* Then the close of the run on the comm connection, each message answered: the keys (no
+	 * more of the test meanwhile), and (not ib_send_bw) the five values of the report and the
+	 * keys again. */
 	CHECK(client_says(fd, m, IW_PERFTEST_KEYS_LEN, got));
-	answer(fd, m, b, sizeof b);
 	CHECK(!model_until(tfd, t, test_event(ulp), 500, &ev, NULL, 0));
-	CHECK(!model_until(fd, m, IW_EV_SEND, 200, &ev, NULL, 0));
+	answer(fd, m, b, sizeof b);
+	if (ulp != IW_ULP_PERFTEST_SEND) {
+		static const uint8_t report[IW_PERFTEST_REPORT_LEN];
+		for (int i = 0; i < IW_PERFTEST_REPORTS; i++) {
+			if (!client_says(fd, m, IW_PERFTEST_REPORT_LEN, got))
+				goto out;
+			answer(fd, m, report, sizeof report);
+		}
+		if (!client_says(fd, m, IW_PERFTEST_KEYS_LEN, got))
+			goto out;
+		answer(fd, m, b, sizeof b);
+	}
+	/* The run is over: the client sends nothing more and closes both connections. */
+	CHECK(model_until(fd, m, IW_EV_PEER_CLOSED, AWAIT_MS, &ev, NULL, 0));
+	CHECK(model_until(tfd, t, IW_EV_PEER_CLOSED, AWAIT_MS, &ev, NULL, 0));
 out:
 	free(mem);
 	iw_conn_free(m);

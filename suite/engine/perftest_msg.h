@@ -18,16 +18,20 @@
  * then each side's keys once, all zero (a sync before the test connection: the server listens
  * for it through rdma_cm only after this), then the client connects the test connection to the
  * same port (no private data of perftest's), and then each side's keys four times more as one
- * Send of the 56-octet struct, network order (the first of them still zero, the last three with
- * the test connection's buffer):
+ * Send of the 56-octet struct, network order (the first of them still zero, the last ones with
+ * the test connection's buffer; ib_send_bw five times, its last the sync after which its server
+ * has posted its receives and its client starts the test):
  *
  *   0 lid | 4 out_reads | 8 qpn | 12 psn | 16 rkey | 20 (4 octets of padding, not set) |
  *   24 vaddr (8) | 32 gid (16) | 48 srqn | 52 gid_index
  *
  * where rkey and vaddr are the sender's buffer: vaddr points past the first half of a region of
  * 2 x INC(max(size, cycle buffer), cache line) registered for remote write (ib_write_bw), remote
- * read and, on iWARP, remote write (ib_read_bw). After the test the keys go once more each way,
- * then the bandwidth reports, then the keys a last time.
+ * read and, on iWARP, remote write (ib_read_bw). After the test the client closes the flow, each
+ * message again the client's first and the server's answer: ib_write_bw and ib_read_bw the keys,
+ * the five values of the bandwidth report (size, iters, peak, average, message rate: 8 octets
+ * each, network order, from 5.33 on), the keys a last time; ib_send_bw the keys once (it trades
+ * reports only in duplex). Then the client disconnects both connections and exits.
  */
 #ifndef IW_PERFTEST_MSG_H
 #define IW_PERFTEST_MSG_H
@@ -46,7 +50,10 @@
 #define IW_PERFTEST_RECV_LEN 56         /* the one receive each side keeps posted on the comm connection */
 #define IW_PERFTEST_KEYS_BEFORE 1       /* key exchanges before the test connection (zeros) */
 #define IW_PERFTEST_KEYS_AFTER 4        /* ... and after it, before the test starts */
+#define IW_PERFTEST_SEND_KEYS_AFTER 5   /* ib_send_bw's: one more, once its receives are posted */
 #define IW_PERFTEST_SIZE 65536          /* -s of the bw tests */
+#define IW_PERFTEST_REPORT_LEN 8        /* each value of the bandwidth report after the test */
+#define IW_PERFTEST_REPORTS 5           /* ... of ib_write_bw and ib_read_bw (ib_send_bw: none) */
 #define IW_PERFTEST_CYCLE_BUFFER 4096   /* the page size */
 #define IW_PERFTEST_HARNESS_RKEY 0x00c00001u   /* the buffer the harness's keys name as server */
 #define IW_PERFTEST_HARNESS_VADDR 0x0000700000010000ull

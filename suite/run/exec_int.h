@@ -124,6 +124,8 @@ struct hconn {
 	 * connection itself, the message it last took from the DUT and the size it waits for */
 	hconn *pt_comm;
 	bool pt_is_comm;            /* this is a comm connection: opened without one of its own */
+	bool pt_tested;             /* comm: the client DUT's test on its connection was taken */
+	bool pt_close_keys;         /* comm: ... and its keys after it, not answered yet */
 	int pt_version;             /* the DUT's perftest version, in hundredths */
 	uint32_t pt_cycle, pt_cache;    /* cycle buffer and cache line size both sides agreed */
 	uint8_t pt_msg[64];
@@ -361,11 +363,13 @@ void ex_adv_to_model(hconn *h);
  * version, the system data and the MTU (each a Send each way); after h's startup frames: the keys
  * on the comm connection, four times, and the DUT's become h's advertised buffer.
  * ex_perftest_msg is `expect perftest`, a Send of the size the comm connection waits for, kept;
- * ex_perftest_close ends h's comm connection. */
+ * ex_perftest_close ends h's comm connection; ex_perftest_end, against a client DUT, first takes
+ * it through the end of perftest's flow, so that the client exits. */
 bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms);
 bool ex_perftest_keys(ctx *x, int64_t within_ms);
 bool ex_perftest_msg(ctx *x, const iw_step *s, const dut_msg *dm);
 void ex_perftest_close(hconn *h);
+void ex_perftest_end(ctx *x, hconn *h);
 
 /* exec_arrivals.c. The DUT's octets already read on the current connection that no expectation
  * takes (while `measure close` or `expect close allow_data=1` waits, what breaks a silence or a

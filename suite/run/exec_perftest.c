@@ -18,7 +18,9 @@
  * waits on the comm connection until the end of the test: a new connection (another `startup`,
  * the liveness probe) ends the earlier comm connections first, so that a fresh server listens
  * (the exec: driver starts one when the last has exited). Two connections at once are not
- * perftest's (it provides no `second-conn`).
+ * perftest's (it provides no `second-conn`). perftest's client exits only at the end of its
+ * flow, so against a client DUT ending a comm connection first takes the client there
+ * (ex_perftest_end): the closing exchange after its test, or its next message before it.
  */
 #include "exec_int.h"
 
@@ -42,6 +44,93 @@ void ex_perftest_close(hconn *h)
 	ex_hconn_free(h->pt_comm);
 	free(h->pt_comm);
 	h->pt_comm = NULL;
+}
+
+/* The harness's keys as perftest's server: they name its buffer, which the client's test Writes
+ * or Reads. */
+static void server_keys(uint8_t b[IW_PERFTEST_KEYS_LEN])
+{
+	iw_perftest_keys mine = { .out_reads = 1, .qpn = 1, .psn = 1, .rkey = IW_PERFTEST_HARNESS_RKEY,
+				  .vaddr = IW_PERFTEST_HARNESS_VADDR };
+	iw_perftest_keys_encode(b, &mine);
+}
+
+/* The client DUT's next message on the comm connection (x->h), n octets, and the harness's answer
+ * (mine; none when nmine is 0). Failing is left to the caller to note: the end of the flow is
+ * not judged. */
+static bool answer(ctx *x, size_t n, const uint8_t *mine, size_t nmine, int64_t within_ms)
+{
+	iw_step exp, snd;
+	ex_st_init(&exp, IW_EXPECT_FPDU, "perftest", 0);
+	ex_st_int(&exp, "within", within_ms, IW_ARG_DURATION);
+	x->h->pt_want = n;
+	if (!ex_exp_message(x, &exp, false))
+		return false;
+	if (!nmine)
+		return true;
+	ex_st_init(&snd, IW_STEP_SEND_FPDU, "send", 0);
+	ex_st_bytes(&snd, "data", mine, nmine);
+	return ex_act_send_fpdu(x, &snd);
+}
+
+/* perftest's client exits only at the end of its flow, and the exec: driver starts the client of
+ * a case's next connection (the probe's, a second `startup`'s) only once the last has exited. So
+ * before a client DUT's connection is let go the harness takes the client there: after its test,
+ * the closing exchange (perftest_msg.h; its first message startup took already), after which it
+ * disconnects and exits; before it (the
+ * probe's connection, its frames only) the client's next message, the keys it sends once the
+ * Reply made its connection ESTABLISHED, after which closing the comm connection flushes the
+ * receive it then waits on, and it exits. Closing sooner leaves it worse off (perftest 4.5 on
+ * siw): a close while its rdma_cm connect still processes the Reply comes back as REJECTED, after
+ * which perftest's retry crashed in librdmacm; a Send it posts after the close is never
+ * completed, and it polls for that completion for ever. What the end shows is noted, not
+ * judged: it is perftest's flow, not the case's. */
+void ex_perftest_end(ctx *x, hconn *h)
+{
+	hconn *comm = h->pt_comm;
+	bool accepted = h->got_frame_valid && h->sent_frame_valid && !h->sent_frame.r;
+	if (!comm || x->dut_role != IW_ROLE_INITIATOR || !ex_conn_up(comm) || x->harness_error ||
+	    (!comm->pt_tested && !accepted)) {
+		ex_perftest_close(h);
+		return;
+	}
+	hconn *saved = x->h;
+	bool was_failed = x->failed;
+	int64_t within = x->o->dut.close_timeout_ms > 0 ? x->o->dut.close_timeout_ms : DEFAULT_WITHIN_MS;
+	x->h = comm;
+	bool ok;
+	const char *what;
+	if (comm->pt_tested) {
+		static const uint8_t report[IW_PERFTEST_REPORT_LEN];
+		uint8_t keys[IW_PERFTEST_KEYS_LEN];
+		server_keys(keys);
+		int reports = x->o->dut.ulp == IW_ULP_PERFTEST_SEND ? 0 : IW_PERFTEST_REPORTS;
+		if (comm->pt_close_keys) {
+			iw_step snd;
+			ex_st_init(&snd, IW_STEP_SEND_FPDU, "send", 0);
+			ex_st_bytes(&snd, "data", keys, sizeof keys);
+			ok = ex_act_send_fpdu(x, &snd);
+		} else {
+			ok = answer(x, sizeof keys, keys, sizeof keys, within);
+		}
+		for (int i = 0; i < reports && ok; i++)
+			ok = answer(x, sizeof report, report, sizeof report, within);
+		ok = ok && (!reports || answer(x, sizeof keys, keys, sizeof keys, within));
+		what = reports ? "the closing exchange after its test (the keys, its 5 report values, the keys)"
+			       : "the closing exchange after its test (the keys)";
+	} else {
+		ok = answer(x, IW_PERFTEST_KEYS_LEN, NULL, 0, within);
+		what = "its keys after the connection's Reply (the comm connection's close then ends it)";
+	}
+	if (ok) {
+		ex_note(x, "perftest's client, at the end of its connection %d: %s", h->no, what);
+	} else if (!was_failed && !x->harness_error) {
+		ex_note(x, "perftest's client, at the end of its connection %d, did not send %s: %.300s (noted, not "
+			"judged)", h->no, what, x->r->reason);
+		ex_unfail(x);
+	}
+	x->h = saved;
+	ex_perftest_close(h);
 }
 
 bool ex_perftest_msg(ctx *x, const iw_step *s, const dut_msg *dm)
@@ -88,8 +177,8 @@ static bool exchange(ctx *x, const uint8_t *mine, size_t nmine, size_t n, int64_
 bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms)
 {
 	for (int i = 0; i < x->nconns; i++)
-		ex_perftest_close(&x->conns[i]);
-	ex_perftest_close(h);
+		ex_perftest_end(x, &x->conns[i]);
+	ex_perftest_end(x, h);
 	hconn *comm = calloc(1, sizeof *comm);
 	if (!comm)
 		return ex_herror(x, "out of memory opening perftest's comm connection");
@@ -205,15 +294,18 @@ bool ex_perftest_keys(ctx *x, int64_t within_ms)
 	 * vaddr 0. As its server, it names one, which the client's test Writes or Reads. */
 	bool client_dut = x->dut_role == IW_ROLE_INITIATOR;
 	iw_perftest_keys mine = { .out_reads = 1, .qpn = 1, .psn = 1 }, k;
-	if (client_dut) {
-		mine.rkey = IW_PERFTEST_HARNESS_RKEY;
-		mine.vaddr = IW_PERFTEST_HARNESS_VADDR;
-	}
 	uint8_t b[IW_PERFTEST_KEYS_LEN];
-	iw_perftest_keys_encode(b, &mine);
+	if (client_dut)
+		server_keys(b);
+	else
+		iw_perftest_keys_encode(b, &mine);
 	x->h = comm;
 	bool ok = true;
-	for (int i = 0; i < IW_PERFTEST_KEYS_AFTER && ok; i++)
+	/* ib_send_bw's client sends its test only after a fifth exchange (its server's receives are
+	 * posted by then); its server, against the harness as client, needs only the four. */
+	int times = client_dut && x->o->dut.ulp == IW_ULP_PERFTEST_SEND ? IW_PERFTEST_SEND_KEYS_AFTER
+									   : IW_PERFTEST_KEYS_AFTER;
+	for (int i = 0; i < times && ok; i++)
 		ok = exchange(x, b, sizeof b, IW_PERFTEST_KEYS_LEN, within_ms, "keys");
 	x->h = h;
 	if (!ok)
@@ -228,5 +320,19 @@ bool ex_perftest_keys(ctx *x, int64_t within_ms)
 	h->adv_to = k.vaddr;
 	h->adv_len = (uint32_t)(range < UINT32_MAX ? range : UINT32_MAX);
 	ex_adv_to_model(h);
-	return !client_dut || client_test(x, within_ms);
+	if (!client_dut)
+		return true;
+	comm->pt_tested = client_test(x, within_ms);
+	if (!comm->pt_tested)
+		return false;
+	/* The client's keys after its test, the first message of its close, which it sends once it
+	 * has polled its test's completions: until then a case's first stimulus, arriving on the
+	 * heels of the test, could end its test in an error and the process with it, and siw's
+	 * connection would close as the process exits (a close that is perftest's, not siw's
+	 * answer to the stimulus). Answered when the run is ended (ex_perftest_end). */
+	x->h = comm;
+	ok = answer(x, IW_PERFTEST_KEYS_LEN, NULL, 0, within_ms) || comm_error(x, "keys after the test");
+	x->h = h;
+	comm->pt_close_keys = ok;
+	return ok;
 }

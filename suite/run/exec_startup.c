@@ -185,6 +185,9 @@ void ex_probe_served(ctx *x)
 			ex_unfail(x);
 		}
 	}
+	/* A client DUT (perftest's) exits only at the end of its flow: before the case's own
+	 * connection, which is another run of it, this one must end. */
+	ex_perftest_end(x, &probe);
 	ex_hconn_free(&probe);
 	x->h = saved;
 }
@@ -233,6 +236,7 @@ bool ex_exp_alive(ctx *x, const iw_step *s)
 		x->fail_by = EX_LIVENESS;
 		x->app_late = false;    /* the probe's startup is what liveness judges */
 	}
+	ex_perftest_end(x, &probe);
 	ex_hconn_free(&probe);
 	x->h = saved;
 	if (ok)

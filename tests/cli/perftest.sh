@@ -89,6 +89,16 @@ for m in send write read; do
 	[ "$dr" -ge 18 ] && ok || bad "perftest-$m client: only $dr DDP and RDMAP cases ran"
 	# startup took the client's whole test
 	grep -q "perftest's client ran its test: 5 " "$out/results.json" && ok || bad "perftest-$m client: no test taken"
+	# perftest's client exits only at the end of its flow, and an exec: DUT's next client starts
+	# only then: the harness ends each run, the probe's (its keys after the Reply) and a tested
+	# connection's (the closing exchange) before the next connection, and the client always
+	# follows (exec_perftest.c, ex_perftest_end).
+	grep -q "perftest's client, at the end of its connection 0: its keys after the connection's Reply" \
+		"$out/results.json" && ok || bad "perftest-$m client: the probe's run was not ended"
+	grep -q "perftest's client, at the end of its connection [0-9]*: the closing exchange after its test" \
+		"$out/results.json" && ok || bad "perftest-$m client: no tested run was ended by the closing exchange"
+	n=$(grep -c "perftest's client, at the end of its connection [0-9]*, did not send" "$out/results.json")
+	[ "$n" -eq 0 ] && ok || bad "perftest-$m client: $n runs not ended as perftest ends them"
 done
 half "$tmp/cli-read/results.json" "perftest-read client"
 r=$(jq -r '.cases[] | select(.id == "ddp.tagged.write-at-edges") | "\(.verdict) \(.reason)"' "$tmp/cli-read/results.json")
