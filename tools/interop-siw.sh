@@ -35,7 +35,12 @@
 # exits 0; under CI=true that is a failure instead. INTEROP_WRITE_EXPECT=1 rewrites the
 # baselines from this run (review the diff: docs/interop/linux-siw.md explains each verdict).
 #
-#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|patched|fuzz-smoke]...
+# By name only (not in the default passes): perftest-initiator, Debian's perftest client on siw
+# (`ib_MODE_bw -R -F -n 5`, siw the initiator) against iwspec as perftest's server, the three modes
+# side by side (duts/linux-siw-perftest-*-initiator.conf, docs/ulp-profiles.md); alone,
+# perftest-send-initiator, perftest-write-initiator, perftest-read-initiator.
+#
+#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|perftest-initiator|perftest-MODE-initiator|patched|fuzz-smoke]...
 set -u
 DIR=$(cd "$(dirname "$0")/.." && pwd)
 cd "$DIR" || exit 2
@@ -47,7 +52,7 @@ OUT=out/interop/linux-siw${IWSPEC_NETNS:+-$IWSPEC_NETNS}
 CONSOLE=$(sh tools/siw-guest/boot.sh --run-dir)/console.log
 PASSES=${*:-responder initiator rping-responder rping-initiator perftest findings fuzz-smoke patched}
 # The passes whose guest the next pass may reuse (see 2. above).
-LEAVE_CLEAN="rping-responder rping-initiator perftest perftest-send perftest-write perftest-read"
+LEAVE_CLEAN="rping-responder rping-initiator perftest perftest-send perftest-write perftest-read perftest-initiator perftest-send-initiator perftest-write-initiator perftest-read-initiator"
 JOBS=${INTEROP_JOBS:-8}
 # The perftest passes start a perftest server per connection (two or three per case, each
 # through the agent) where the reflector passes start one listener per case.
@@ -63,7 +68,7 @@ guest_host_ready
 decode_agrees() {
 	# Only the DUT's own octets count: a case may send non-zero pad octets itself.
 	role=responder
-	case $1 in initiator*|rping-initiator*) role=initiator ;; esac
+	case $1 in initiator*|rping-initiator*|perftest-*-initiator*) role=initiator ;; esac
 	n=0
 	mism=0
 	skipped=0
@@ -271,6 +276,10 @@ for pass in $PASSES; do
 	perftest-send|perftest-write|perftest-read) conf=duts/linux-siw-$pass.conf; sel= ;;
 	# The three at once (below).
 	perftest) conf=; sel= ;;
+	# perftest's client on siw (ib_MODE_bw -R -F -n 5 through the agent, one run per connection),
+	# iwspec its server: by name only. The MPA startup cases are disabled, as under the servers.
+	perftest-send-initiator|perftest-write-initiator|perftest-read-initiator) conf=duts/linux-siw-$pass.conf; sel= ;;
+	perftest-initiator) conf=; sel= ;;
 	findings)
 		# The F3 cases, alone, from the responder configuration without their disable lines.
 		sel=$(sed -n 's/^disable = \([^ ]*\) : F3 .*/\1/p' duts/linux-siw.conf | tr '\n' ',' | sed 's/,$//')
@@ -283,7 +292,7 @@ for pass in $PASSES; do
 	# By hand: the patched pass's cases on siw.ko, against the unpatched verdicts the case list
 	# keeps (to check that list after the judge changed).
 	unpatched) conf=duts/linux-siw.conf; sel= ;;
-	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, perftest (the next three at once), perftest-send, perftest-write, perftest-read, patched, unpatched or fuzz-smoke" >&2; exit 2 ;;
+	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, perftest (the next three at once), perftest-send, perftest-write, perftest-read, perftest-initiator (perftest-MODE-initiator side by side), patched, unpatched or fuzz-smoke" >&2; exit 2 ;;
 	esac
 	tb=$(now)
 	reuse=no
@@ -334,6 +343,35 @@ for pass in $PASSES; do
 			judge_cases perftest-$m "$expect"
 		done
 		say "perftest: send, write and read side by side: exit $(for m in send write read; do cat "$OUT/perftest-$m.rc"; done | tr '\n' ' ')in $(($(now) - ts)) s; reports in $OUT/perftest-*/, the guest's console in $OUT/perftest.console.log"
+		continue
+	fi
+	if [ $pass = perftest-initiator ]; then
+		# perftest's three clients side by side on one guest, as the perftest pass runs its servers:
+		# each waits out its slowest cases (a close or a Terminate siw does not send), not the guest.
+		pids=
+		for m in send write read; do
+			(run_cases perftest-$m-initiator duts/linux-siw-perftest-$m-initiator.conf "" \
+				duts/linux-siw.perftest-$m-initiator.expect "$PERFTEST_JOBS"
+			 echo "$rc" >"$OUT/perftest-$m-initiator.rc"; echo "$oneoffs" >"$OUT/perftest-$m-initiator.oneoffs") \
+				>"$OUT/perftest-$m-initiator.say" 2>&1 &
+			pids="$pids $!"
+		done
+		wait $pids
+		t_suite=$((t_suite + $(now) - ts))
+		cp "$CONSOLE" "$OUT/perftest-initiator.console.log" 2>/dev/null
+		for m in send write read; do
+			p=perftest-$m-initiator
+			cat "$OUT/$p.say"
+			rc=$(cat "$OUT/$p.rc" 2>/dev/null || echo 2)
+			oneoffs=$(cat "$OUT/$p.oneoffs" 2>/dev/null)
+			expect=duts/linux-siw.$p.expect
+			if [ "${INTEROP_WRITE_EXPECT:-}" = 1 ] && [ -f "$OUT/$p.got" ]; then
+				cp "$OUT/$p.got" "$expect"
+				say "$p: baseline written: $expect (add each FAIL's finding: docs/interop/linux-siw.md)"
+			fi
+			judge_cases $p "$expect"
+		done
+		say "perftest-initiator: send, write and read side by side: exit $(for m in send write read; do cat "$OUT/perftest-$m-initiator.rc"; done | tr '\n' ' ')in $(($(now) - ts)) s; reports in $OUT/perftest-*-initiator/, the guest's console in $OUT/perftest-initiator.console.log"
 		continue
 	fi
 	if [ "$pass" != patched ] && [ "$pass" != unpatched ]; then
