@@ -193,7 +193,7 @@ TEST(ulp_unmet_names_capability_and_profile)
 		goto out;
 	CHECK(!iw_ulp_unmet(bare, ps, why, sizeof why));
 	CHECK(iw_ulp_unmet(c, ps, why, sizeof why));
-	CHECK(strstr(why, "needs recv=1x16: the DUT runs ib_send_bw -R -n 5 HARNESS (ulp profile perftest-send-client)") ==
+	CHECK(strstr(why, "needs recv=1x16: the DUT runs ib_send_bw -R -F -n 5 HARNESS (ulp profile perftest-send-client)") ==
 	      why);
 	CHECK(iw_ulp_unmet(w, ps, why, sizeof why));
 	CHECK(iw_ulp_unmet(w, pw, why, sizeof why));

@@ -76,11 +76,12 @@ static const iw_ulp_profile profiles[] = {
 	},
 	{
 		.name = "perftest-send-client", .ulp = IW_ULP_PERFTEST_SEND, .dut_role = IW_ROLE_INITIATOR,
-		.dut_runs = "ib_send_bw -R -n 5 HARNESS", .startup = IW_ULP_START_PERFTEST,
+		.dut_runs = "ib_send_bw -R -F -n 5 HARNESS", .startup = IW_ULP_START_PERFTEST,
 		.how = "iwspec plays perftest's server: the DUT's comm connection first, each of its messages answered; "
-		       "after the test connection's Reply the keys four times (the harness's name a buffer of its own), "
-		       "then startup takes the client's whole test, 5 Sends of 65536 octets; the client posts no "
-		       "receives on its test connection and its buffer is for local writes only",
+		       "after the test connection's Reply the keys five times (the fifth once its receives are posted; the "
+		       "harness's name a buffer of its own), then startup takes the client's whole test, 5 Sends of 65536 "
+		       "octets; the client posts no receives on its test connection and its buffer is for local writes "
+		       "only",
 	},
 	{
 		.name = "perftest-write-server", .ulp = IW_ULP_PERFTEST_WRITE, .dut_role = IW_ROLE_RESPONDER, .dut_runs = "ib_write_bw -R",
@@ -91,7 +92,7 @@ static const iw_ulp_profile profiles[] = {
 	},
 	{
 		.name = "perftest-write-client", .ulp = IW_ULP_PERFTEST_WRITE, .dut_role = IW_ROLE_INITIATOR,
-		.dut_runs = "ib_write_bw -R -n 5 HARNESS", .provides = IW_CAP_WRITE_STAG,
+		.dut_runs = "ib_write_bw -R -F -n 5 HARNESS", .provides = IW_CAP_WRITE_STAG,
 		.amounts = { 0, 0, 65536, 0, 0 }, .startup = IW_ULP_START_PERFTEST,
 		.how = "as perftest-send-client's, the test 5 Writes of 65536 octets into the buffer the harness's keys "
 		       "name; the client's keys name 65536 octets of its own buffer, registered for remote write",
@@ -104,7 +105,7 @@ static const iw_ulp_profile profiles[] = {
 		       "remote write",
 	},
 	{
-		.name = "perftest-read-client", .ulp = IW_ULP_PERFTEST_READ, .dut_role = IW_ROLE_INITIATOR, .dut_runs = "ib_read_bw -R -n 5 HARNESS",
+		.name = "perftest-read-client", .ulp = IW_ULP_PERFTEST_READ, .dut_role = IW_ROLE_INITIATOR, .dut_runs = "ib_read_bw -R -F -n 5 HARNESS",
 		.provides = IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 65536, 0 },
 		.startup = IW_ULP_START_PERFTEST,
 		.how = "as perftest-send-client's, the test 5 RDMA Reads of 65536 octets of the harness's buffer, each "
