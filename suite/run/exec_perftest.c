@@ -3,7 +3,7 @@
  * -R) against a DUT that runs perftest's server, as suite/engine/perftest_msg.h describes it: a
  * comm connection before each connection of the case, and the keys on it after that
  * connection's startup frames. Against a DUT that runs perftest's client (the initiator role:
- * `ib_*_bw -R -n 5 HARNESS`) the harness is the server: the same comm connection, accepted,
+ * `ib_*_bw -R -F -n 5 HARNESS`) the harness is the server: the same comm connection, accepted,
  * each message the DUT's first and the harness's answer after it; its keys name a buffer of
  * its own, and `startup` takes the client's whole test after them (client_test).
  *
