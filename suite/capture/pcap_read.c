@@ -101,6 +101,7 @@ static bool parse_tcp(const uint8_t *p, size_t caplen, size_t ip_payload, iw_tcp
 	size_t hl = (size_t)(p[12] >> 4) * 4;
 	if (hl < 20 || hl > ip_payload || hl > caplen)
 		return false;
+	k->tcp = p;
 	k->sport = rd16(p);
 	k->dport = rd16(p + 2);
 	k->seq = rd32(p + 4);
@@ -125,6 +126,7 @@ static bool parse_ipv4(const uint8_t *p, size_t caplen, iw_tcp_pkt *k)
 	if ((rd16(p + 6) & 0x3FFF) != 0)
 		return false;           /* a fragment: TCP streams over IP fragments are not reassembled */
 	k->family = 4;
+	k->ip = p;
 	k->src = p + 12;
 	k->dst = p + 16;
 	/* Ethernet pads short frames: the IP total length, not the capture, bounds the payload. */
@@ -151,6 +153,7 @@ static bool parse_ipv6(const uint8_t *p, size_t caplen, iw_tcp_pkt *k)
 	if (nh != 6 || off > end || off > caplen)
 		return false;           /* not TCP, or fragmented (44) */
 	k->family = 6;
+	k->ip = p;
 	k->src = p + 8;
 	k->dst = p + 24;
 	size_t cap = caplen < end ? caplen : end;
@@ -426,4 +429,57 @@ void iw_pcap_endpoint(const iw_pcap_conn *c, int side, char *buf, size_t cap)
 	for (int i = 0; i < 16; i += 2)
 		n += (size_t)snprintf(t + n, sizeof t - n, "%s%x", i ? ":" : "", (unsigned)(a[i] << 8 | a[i + 1]));
 	snprintf(buf, cap, "[%s]:%u", t, c->port[side]);
+}
+
+int iw_pcap_each_record(const char *path, int *linktype, int (*fn)(void *ctx, const iw_pcap_record *r),
+			void *ctx, char *msg, size_t msgcap)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	errbuf[0] = '\0';
+	pcap_t *pc = pcap_open_offline(path, errbuf);
+	if (!pc) {
+		snprintf(msg, msgcap, "cannot read '%s' as a capture: %s", path, errbuf[0] ? errbuf : "unknown error");
+		return -1;
+	}
+	int dlt = pcap_datalink(pc);
+	*linktype = dlt;
+	if (!dlt_supported(dlt)) {
+		const char *name = pcap_datalink_val_to_name(dlt);
+		snprintf(msg, msgcap, "'%s' has link type %s (%d), which iwspec does not read", path,
+			 name ? name : "unknown", dlt);
+		pcap_close(pc);
+		return -1;
+	}
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int rc, ret = 0;
+	uint64_t frame = 0;
+	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+		iw_pcap_record r;
+		memset(&r, 0, sizeof r);
+		r.frame = ++frame;
+		r.ts_usec = (uint64_t)h->ts.tv_sec * 1000000u + (uint64_t)h->ts.tv_usec;
+		r.data = data;
+		r.caplen = h->caplen;
+		r.len = h->len;
+		iw_tcp_pkt k;
+		memset(&k, 0, sizeof k);
+		if (parse_frame(dlt, data, h->caplen, &k)) {
+			r.family = k.family;
+			r.ip_off = (size_t)(k.ip - data);
+			r.tcp_off = (size_t)(k.tcp - data);
+		}
+		if ((ret = fn(ctx, &r)) != 0)
+			break;
+	}
+	if (ret == 0 && rc == PCAP_ERROR) {
+		const char *why = pcap_geterr(pc);
+		if (strstr(why, "truncated"))
+			snprintf(msg, msgcap, "'%s' ends inside record %llu (%s)", path, (unsigned long long)frame + 1, why);
+		else
+			snprintf(msg, msgcap, "cannot read '%s' past frame %llu: %s", path, (unsigned long long)frame, why);
+		ret = -1;
+	}
+	pcap_close(pc);
+	return ret;
 }

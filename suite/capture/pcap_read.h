@@ -175,4 +175,24 @@ typedef struct iw_pcap_sink {
 int iw_pcap_each_conn(const char *path, const iw_pcap_limits *lim, const iw_pcap_sink *sink, iw_pcap_info *info,
 		      char *msg, size_t msgcap);
 
+/* ---- records ---- */
+
+/* One record of a capture file, as libpcap hands it out. */
+typedef struct iw_pcap_record {
+	uint64_t frame;         /* from 1, as Wireshark numbers them */
+	uint64_t ts_usec;       /* microseconds since the Unix epoch */
+	const uint8_t *data;    /* caplen octets, valid during the call only */
+	size_t caplen, len;     /* captured, and on the wire */
+	int family;             /* 4 or 6 when the record is a TCP segment over IP, else 0 */
+	size_t ip_off, tcp_off; /* where its IP and TCP headers begin in data (when family) */
+} iw_pcap_record;
+
+/* Hands every record of the capture at path to fn, in file order, after the link type is known
+ * (*linktype, a DLT_ value). For callers that copy records, not streams: a file that ends inside
+ * a record is an error here, not a warning, so no caller copies part of a capture as if it were
+ * whole. Returns 0; -1 with msg (the file cannot be read, a link iwspec does not parse, or a
+ * record cut by the file's end); or the first nonzero value fn returns (fn fills msg then). */
+int iw_pcap_each_record(const char *path, int *linktype, int (*fn)(void *ctx, const iw_pcap_record *r),
+			void *ctx, char *msg, size_t msgcap);
+
 #endif

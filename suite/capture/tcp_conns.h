@@ -28,6 +28,7 @@
 /* One TCP segment as the link, IP and TCP headers give it. */
 typedef struct iw_tcp_pkt {
 	int family;                 /* 4 or 6 */
+	const uint8_t *ip, *tcp;    /* the IP and TCP headers in the frame */
 	const uint8_t *src, *dst;   /* 4 or 16 octets */
 	uint16_t sport, dport;
 	uint32_t seq;

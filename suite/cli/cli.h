@@ -13,6 +13,7 @@ int cmd_vectors(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_mutants(int argc, char **argv);
 int cmd_crosscheck(int argc, char **argv);
+int cmd_pcap_combine(int argc, char **argv);
 
 /* Exit statuses shared by the subcommands (design.md "Verdicts and exit codes"). */
 enum { IW_EXIT_OK = 0, IW_EXIT_FAIL = 1, IW_EXIT_USAGE = 2, IW_EXIT_ERROR = 3 };

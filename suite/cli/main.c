@@ -27,6 +27,14 @@ static const struct {
 	{"crosscheck", cmd_crosscheck, "hold a run's verdicts against decode of its case captures"},
 };
 
+/* Tools of the test scripts, not listed by --help: each still has its own --help. */
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} unlisted[] = {
+	{"pcap-combine", cmd_pcap_combine},
+};
+
 static void usage(FILE *f)
 {
 	char names[128];
@@ -83,6 +91,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof unlisted / sizeof unlisted[0]; i++)
+		if (!strcmp(argv[1], unlisted[i].name))
+			return unlisted[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "iwspec: unknown command '%s'; run 'iwspec --help' for the list\n", argv[1]);
 	return IW_EXIT_USAGE;
 }
