@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iw_octets.h"
 #include "pcap_read.h"
 #include "pcap_write.h"
 
@@ -24,11 +25,6 @@ typedef struct combine {
 	char *msg;
 	size_t msgcap;
 } combine;
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* The checks both passes make: a whole TCP segment over IPv4. */
 static int usable(combine *c, const iw_pcap_record *r)
@@ -52,7 +48,7 @@ static int collect(void *ctx, const iw_pcap_record *r)
 	if (usable(c, r))
 		return -1;
 	for (int side = 0; side < 2; side++) {
-		uint32_t a = rd32(r->data + r->ip_off + 12 + 4 * side);
+		uint32_t a = iw_get_be32(r->data + r->ip_off + 12 + 4 * side);
 		size_t i = 0;
 		while (i < c->naddrs && c->addrs[i] < a)
 			i++;
@@ -73,14 +69,12 @@ static int collect(void *ctx, const iw_pcap_record *r)
 /* Replaces the 16-bit word old with new under the checksum at p (RFC 1624, eqn. 3). */
 static void csum_replace(uint8_t *p, uint16_t old, uint16_t new)
 {
-	uint32_t sum = (uint16_t) ~(p[0] << 8 | p[1]);
+	uint32_t sum = (uint16_t)~iw_get_be16(p);
 	sum += (uint16_t)~old;
 	sum += new;
 	while (sum >> 16)
 		sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = (uint16_t)~sum;
-	p[0] = (uint8_t)(sum >> 8);
-	p[1] = (uint8_t)sum;
+	iw_put_be16(p, (uint16_t)~sum);
 }
 
 static int rewrite(void *ctx, const iw_pcap_record *r)
@@ -94,11 +88,11 @@ static int rewrite(void *ctx, const iw_pcap_record *r)
 	for (int side = 0; side < 2; side++) {
 		uint8_t *a = ip + 12 + 4 * side;
 		size_t rank = 0;
-		while (c->addrs[rank] != rd32(a))
+		while (c->addrs[rank] != iw_get_be32(a))
 			rank++;     /* the first pass saw every address */
 		uint8_t to[4] = {10, (uint8_t)(c->index >> 8), (uint8_t)c->index, (uint8_t)(rank + 1)};
 		for (int w = 0; w < 4; w += 2) {
-			uint16_t old = (uint16_t)(a[w] << 8 | a[w + 1]), new = (uint16_t)(to[w] << 8 | to[w + 1]);
+			uint16_t old = iw_get_be16(a + w), new = iw_get_be16(to + w);
 			csum_replace(ip + 10, old, new);
 			csum_replace(tcp + 16, old, new);       /* the pseudo-header holds the addresses */
 		}
