@@ -10,9 +10,10 @@
 # it), then the sanitizers' conformance column. No stage with timing-bound checks under ASan runs
 # beside the siw guest (TEST_AFTER below; the fuzz targets, which have none, may): they start
 # when the siw stage has stopped its guest (it releases them while Wireshark still reads its
-# captures, at the lowest priority), and no more than two of them run at once: before the sanitizer build's per-connection allocations were made small (issue 13),
-# three at once loaded two cores so much (load average 15-50) that those checks failed: the
-# DUT's close after a FIN or its RST came later than a case allows.
+# captures, at the lowest priority), and no more than two of them run at once: before the
+# sanitizer build's per-connection allocations were made small (issue 13), three at once loaded
+# two cores so much (load average 15-50) that those checks failed: the DUT's close after a FIN
+# or its RST came later than a case allows.
 # Each check runs once (docs/testing.md): test-san-cli carries run.sh, vectors.sh, netfuzz.sh,
 # report.sh, and test-san-conformance the random-resegmentation column of the conformance
 # matrix, so when both stages run here, `make conformance` leaves that column out
@@ -44,10 +45,10 @@ AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:s
 # run at a lower priority (nice LANE_NICE), which their lanes' slack absorbs. Not so low that
 # they starve: they have timing-bound checks of their own.
 FIRST=${TEST_FIRST:-interop}
+LANE_NICE=${TEST_LANE_NICE:-5}
 # The siw passes make test leaves out: the perftest client pass would add 37 to 66 s to the
 # critical path (`make interop` runs it).
 export INTEROP_SKIP_PASSES="${INTEROP_SKIP_PASSES-perftest-initiator}"
-LANE_NICE=${TEST_LANE_NICE:-5}
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.log "$LOGS"/*.result "$LOGS"/*.counts "$LOGS"/*.released
 start=$(date +%s)
