@@ -12,12 +12,17 @@
  *    frame within the frames read; each stream's pieces sorted by offset, each from a frame
  *    that was read; the frame numbers of its segments, FIN and RST within the frames read;
  *  - iw_pcap_frame_of() gives 0 or a frame that was read, for every octet of every stream;
- *  - the warning is terminated.
+ *  - the warning is terminated;
+ *  - `iwspec pcap-combine` of the same file (tests/cli/tshark_check.sh's batches, which move each
+ *    capture's IPv4 addresses into a network of their own) refuses it with a message, leaving no
+ *    file, or writes a capture that reads back with the same frames, connections, ports and
+ *    stream octets, since only addresses and checksums changed.
  */
 #include <string.h>
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "pcap_combine.h"
 #include "pcap_read.h"
 
 static int cap_fd = -1;
@@ -40,6 +45,43 @@ static void check_stream(const iw_pcap_capture *c, const iw_pcap_stream *s)
 		FZ_CHECK(f <= c->frames, "octet %zu: frame %llu of %llu", off, (unsigned long long)f,
 			 (unsigned long long)c->frames);
 	}
+}
+
+static void check_combine(const char *path, const iw_pcap_capture *c)
+{
+	/* A real path (the writer renames into place), in memory where there is /dev/shm. */
+	char out[128];
+	snprintf(out, sizeof out, "%s/iwspec-fuzz-combine-%d.pcap", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp",
+		 (int)getpid());
+	const char *in[1] = { path };
+	iw_pcap_part part;
+	iw_err e;
+	memset(&e, 0x55, sizeof e);
+	if (iw_pcap_combine(out, in, 1, &part, &e) != 0) {
+		FZ_CHECK(memchr(e.msg, '\0', sizeof e.msg) && e.msg[0], "combine: the error is empty or not terminated");
+		FZ_CHECK(access(out, F_OK) != 0, "combine failed and left %s", out);
+		return;
+	}
+	FZ_CHECK(part.frames == c->frames && part.first_frame == 1, "combine: frames %llu from %llu, the capture %llu",
+		 (unsigned long long)part.frames, (unsigned long long)part.first_frame, (unsigned long long)c->frames);
+	iw_pcap_capture *k = NULL;
+	char msg[512];
+	int rc = iw_pcap_read(out, &k, msg, sizeof msg);
+	unlink(out);
+	FZ_CHECK(rc == 0, "the combined capture does not read back: %s", msg);
+	FZ_CHECK(k->frames == c->frames && k->non_tcp == c->non_tcp && k->nconns == c->nconns,
+		 "read back: %llu frames, %llu not TCP, %zu connections; the capture %llu, %llu, %zu",
+		 (unsigned long long)k->frames, (unsigned long long)k->non_tcp, k->nconns, (unsigned long long)c->frames,
+		 (unsigned long long)c->non_tcp, c->nconns);
+	for (size_t i = 0; i < c->nconns; i++)
+		for (int side = 0; side < 2; side++) {
+			const iw_pcap_stream *a = &c->conns[i].dir[side], *b = &k->conns[i].dir[side];
+			FZ_CHECK(c->conns[i].port[side] == k->conns[i].port[side], "connection %zu: port %d changed", i, side);
+			FZ_CHECK(a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0),
+				 "connection %zu, direction %d: %zu octets, read back %zu or other octets", i, side, a->len,
+				 b->len);
+		}
+	iw_pcap_capture_free(k);
 }
 
 int iw_fuzz_pcap_read(const uint8_t *data, size_t size)
@@ -71,6 +113,7 @@ int iw_fuzz_pcap_read(const uint8_t *data, size_t size)
 			check_stream(c, &k->dir[side]);
 		}
 	}
+	check_combine(path, c);
 	iw_pcap_capture_free(c);
 	return 0;
 }

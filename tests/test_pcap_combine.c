@@ -168,7 +168,7 @@ out:
 static int write_records(const char *path, int dlt, const uint8_t *const *frames, const size_t *len,
 			 const size_t *caplen, size_t n)
 {
-	pcap_t *dead = pcap_open_dead(dlt, 65535);
+	pcap_t *dead = pcap_open_dead(dlt, 262144);     /* libpcap's largest: a record may be long */
 	pcap_dumper_t *d = dead ? pcap_dump_open(dead, path) : NULL;
 	if (!d) {
 		if (dead)
@@ -263,6 +263,25 @@ TEST(pcap_combine_refuses_what_it_cannot_copy)
 	CHECK_EQ(iw_pcap_combine(out, in, 2, parts, &e), -1);
 	CHECK(strstr(e.msg, "frame 1 of '") && strstr(e.msg, "is cut short"));
 	CHECK(!exists(out));
+
+	/* A record longer than the writer takes (a crafted file: libpcap reads up to 262144). */
+	{
+		size_t biglen = 70000;
+		uint8_t *big = calloc(1, biglen);
+		CHECK(big != NULL);
+		if (big) {
+			memcpy(big, syn, synlen);
+			fr[0] = big;
+			len[0] = biglen;
+			CHECK_EQ(write_records(bad, DLT_EN10MB, fr, len, len, 1), 0);
+			CHECK_EQ(iw_pcap_combine(out, in, 2, parts, &e), -1);
+			CHECK(strstr(e.msg, "frame 1 of '") && strstr(e.msg, "is 70000 octets long"));
+			CHECK(!exists(out));
+			free(big);
+		}
+		fr[0] = syn;
+		len[0] = synlen;
+	}
 
 	/* A file that ends inside its second record. */
 	fr[1] = syn;

@@ -14,6 +14,9 @@
 #include "pcap_write.h"
 
 #define MAX_ADDRS 254u          /* .1 to .254 of the capture's /24 */
+/* The longest record copied, as long as the writer takes (pcap_write.c): iwspec writes no
+ * longer frame, and a file that holds one is refused before it is copied. */
+#define FRAME_MAX 65535u
 
 typedef struct combine {
 	const char *path;
@@ -29,6 +32,11 @@ typedef struct combine {
 /* The checks both passes make: a whole TCP segment over IPv4. */
 static int usable(combine *c, const iw_pcap_record *r)
 {
+	if (r->caplen > FRAME_MAX) {
+		snprintf(c->msg, c->msgcap, "frame %llu of '%s' is %zu octets long: frames of up to %u are combined",
+			 (unsigned long long)r->frame, c->path, r->caplen, FRAME_MAX);
+		return -1;
+	}
 	if (r->caplen < r->len) {
 		snprintf(c->msg, c->msgcap, "frame %llu of '%s' is cut short (%zu of its %zu octets captured)",
 			 (unsigned long long)r->frame, c->path, r->caplen, r->len);
@@ -111,7 +119,7 @@ int iw_pcap_combine(const char *out, const char *const *paths, size_t n, iw_pcap
 	if (n > IW_PCAP_COMBINE_MAX)
 		return iw_errf(e, -1, "%zu captures: at most %u can be combined", n, IW_PCAP_COMBINE_MAX);
 	combine *c = calloc(1, sizeof *c);
-	uint8_t *frame = malloc(65536);
+	uint8_t *frame = malloc(FRAME_MAX);
 	iw_pcap_writer *w = NULL;
 	int link = -1, rc = -1;
 	if (!c || !frame) {

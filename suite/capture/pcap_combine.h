@@ -15,8 +15,9 @@
  * The records are copied, not rebuilt: each output frame is the input record, so Wireshark
  * sees the same segments. Refused, with a message naming the file and the frame: a link type
  * other than Ethernet or raw IP (or two different ones), a record that is not a TCP segment
- * over IPv4, a record the snap length or the file's end cut short, more than 254 addresses in
- * one capture, more than IW_PCAP_COMBINE_MAX captures.
+ * over IPv4, a record the snap length or the file's end cut short, one longer than 65535 octets
+ * (what the writer takes), more than 254 addresses in one capture, more than
+ * IW_PCAP_COMBINE_MAX captures.
  */
 #ifndef IW_PCAP_COMBINE_H
 #define IW_PCAP_COMBINE_H
