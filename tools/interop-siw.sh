@@ -27,7 +27,7 @@
 #      patch changed any other. IWSPEC_SIW_PATCHES=0002 (or =F1,F8) builds the module with those
 #      patches only and checks exactly their flips (a proof per patch, by hand);
 #   6. the fuzzing smoke, on the guest of the findings pass (whose kernel F3 has already hit):
-#      20 s of `iwspec fuzz` with the guest's console as an oracle (tools/fuzz-siw.sh --smoke,
+#      30 s of `iwspec fuzz` with the guest's console as an oracle (tools/fuzz-siw.sh --smoke,
 #      docs/fuzzing-network.md); it fails on a kernel report duts/linux-siw.kernel-baseline does
 #      not allow. Alone (`sh tools/interop-siw.sh fuzz-smoke`) it boots a guest of its own.
 #
