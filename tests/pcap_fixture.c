@@ -46,3 +46,25 @@ int pf_decode_stdout(const char *pcap, const iw_decode_opts *o, char **out)
 	unlink(opath);
 	return rc;
 }
+
+uint16_t pf_rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+uint32_t pf_sum16(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += pf_rd16(p + i);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	return s;
+}
+
+uint16_t pf_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xFFFF) + (s >> 16);
+	return (uint16_t)s;
+}

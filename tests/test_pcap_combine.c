@@ -14,28 +14,6 @@
 #include "pcap_read.h"
 #include "pcap_write.h"
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t sum16(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += rd16(p + i);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xFFFF) + (s >> 16);
-	return (uint16_t)s;
-}
-
 static void path_of(char *buf, size_t cap, const char *name)
 {
 	snprintf(buf, cap, "%s", pf_tmp_path(name));
@@ -78,14 +56,14 @@ static int look(void *ctx, const iw_pcap_record *r)
 		s->ts[s->frames] = r->ts_usec;
 	s->frames++;
 	const uint8_t *ip = r->data + r->ip_off, *tcp = r->data + r->tcp_off;
-	size_t tl = rd16(ip + 2) - (r->tcp_off - r->ip_off);
+	size_t tl = pf_rd16(ip + 2) - (r->tcp_off - r->ip_off);
 	uint8_t ph[12] = {0};
 	memcpy(ph, ip + 12, 8);
 	ph[9] = 6;
 	ph[10] = (uint8_t)(tl >> 8);
 	ph[11] = (uint8_t)tl;
-	s->bad_ip_sum += fold(sum16(ip, 20)) != 0xFFFF;
-	s->bad_tcp_sum += fold(sum16(ph, 12) + sum16(tcp, tl)) != 0xFFFF;
+	s->bad_ip_sum += pf_fold(pf_sum16(ip, 20)) != 0xFFFF;
+	s->bad_tcp_sum += pf_fold(pf_sum16(ph, 12) + pf_sum16(tcp, tl)) != 0xFFFF;
 	return 0;
 }
 

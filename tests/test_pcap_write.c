@@ -11,31 +11,9 @@
 #include "pcap_read.h"
 #include "pcap_write.h"
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xFFFF) + (s >> 16);
-	return (uint16_t)s;
-}
-
-static uint32_t sum16(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += rd16(p + i);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
 }
 
 TEST(pcap_write_read_roundtrip)
@@ -118,10 +96,10 @@ TEST(pcap_write_checksums_and_numbers)
 	int n = 0, data_segs = 0;
 	while (pcap_next_ex(pc, &h, &f) == 1) {
 		n++;
-		CHECK_EQ(rd16(f + 12), 0x0800);
+		CHECK_EQ(pf_rd16(f + 12), 0x0800);
 		const uint8_t *ip = f + 14;
-		CHECK_EQ(fold(sum16(ip, 20)), 0xFFFF);
-		size_t tot = rd16(ip + 2);
+		CHECK_EQ(pf_fold(pf_sum16(ip, 20)), 0xFFFF);
+		size_t tot = pf_rd16(ip + 2);
 		CHECK_EQ(tot + 14, h->caplen);
 		const uint8_t *tcp = ip + 20;
 		size_t tl = tot - 20;
@@ -131,8 +109,8 @@ TEST(pcap_write_checksums_and_numbers)
 		ph[9] = 6;
 		ph[10] = (uint8_t)(tl >> 8);
 		ph[11] = (uint8_t)tl;
-		CHECK_EQ(fold(sum16(ph, 12) + sum16(tcp, tl)), 0xFFFF);
-		int dir = rd16(tcp) == 40001 ? 0 : 1;
+		CHECK_EQ(pf_fold(pf_sum16(ph, 12) + pf_sum16(tcp, tl)), 0xFFFF);
+		int dir = pf_rd16(tcp) == 40001 ? 0 : 1;
 		uint32_t seq = rd32(tcp + 4), ack = rd32(tcp + 8);
 		uint8_t fl = tcp[13];
 		size_t hl = (size_t)(tcp[12] >> 4) * 4, pl = tl - hl;
@@ -140,7 +118,7 @@ TEST(pcap_write_checksums_and_numbers)
 			next[dir] = seq + 1;
 			CHECK_EQ(seq, dir ? 5000u : 0xFFFFFFF0u);
 			CHECK_EQ(hl, 24);       /* the MSS option */
-			CHECK_EQ(rd16(tcp + 22), 100);
+			CHECK_EQ(pf_rd16(tcp + 22), 100);
 		} else {
 			CHECK_EQ(seq, next[dir]);
 			CHECK_EQ(ack, next[!dir]);
