@@ -395,6 +395,37 @@ TEST(case_parse_offset_from_end)
 	iw_case_free(c);
 }
 
+/* `size=recv+1`, `mo=recv-6`, `msn=recv+1`: counted from the DUT's posted receives when the case
+ * runs; i is the signed N. */
+TEST(case_parse_from_recv)
+{
+	iw_case *c = parse_ok("id: v\ntitle: t\nrequirement: DDP-9.1-U4 MUST\nrole: responder\nneeds: recv=1x6\n"
+			      "startup\n"
+			      "send send size=recv+1 mulpdu=16384\n"
+			      "send send_se size=7 mo=recv-6\n"
+			      "send send data=\"x\" msn=recv+0x10 mo=recv\n"
+			      "send send size=7 mo=10\n");
+	if (!c)
+		return;
+	const iw_step *s = step(c, 1);
+	CHECK(arg(s, "size")->from_recv);
+	CHECK_EQ(arg(s, "size")->type, IW_ARG_INT);
+	CHECK_EQ(arg(s, "size")->i, 1);
+	CHECK(!arg(s, "mulpdu")->from_recv);
+	s = step(c, 2);
+	CHECK(arg(s, "mo")->from_recv);
+	CHECK_EQ(arg(s, "mo")->i, -6);
+	CHECK(!arg(s, "size")->from_recv);
+	s = step(c, 3);
+	CHECK_EQ(arg(s, "msn")->i, 16);
+	CHECK(arg(s, "mo")->from_recv);
+	CHECK_EQ(arg(s, "mo")->i, 0);
+	s = step(c, 4);
+	CHECK(!arg(s, "mo")->from_recv);
+	CHECK_EQ(arg(s, "mo")->i, 10);
+	iw_case_free(c);
+}
+
 TEST(case_parse_names)
 {
 	for (int k = 0; k < IW_STEP_KIND_COUNT; k++)

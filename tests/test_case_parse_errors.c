@@ -100,6 +100,9 @@ TEST(case_parse_err_other_headers)
 	FAILS("needs: read-stag===64\n", "t.iwt:1: ", "needs: read-stag==: a case reaches the end of the range with "
 	      "to=end or to=end-N, whatever its length (docs/case-language.md): write read-stag=N");
 	FAILS("needs: write-stag==65536\n", "t.iwt:1: ", "write write-stag=N, the octets it uses");
+	FAILS("needs: recv==8x65536\n", "t.iwt:1: ", "needs: recv==: a case reaches the edge of the posted receives with "
+	      "size=recv+1, mo=recv or msn=recv+1, whatever their size and number (docs/case-language.md): write "
+	      "recv=NxS, the least it uses");
 	FAILS("needs: echo markers echo\n", "t.iwt:1: ", "echo named twice");
 	FAILS("profiles: rfc5044 rfc9999\n", "t.iwt:1: ", "unknown profile 'rfc9999' (known: ");
 	FAILS("profiles: rfc5044 rfc5044\n", "t.iwt:1: ", "named twice");
@@ -175,6 +178,20 @@ TEST(case_parse_err_wrong_type)
 	FAILS(with_hdr("expect write to=end\n"), "t.iwt:5: expect write: ", "argument 'to' wants an integer, got a word");
 	FAILS(with_hdr("send write to=endless\n"), "t.iwt:5: ", "to=endless: expected an offset");
 	FAILS(with_hdr("send write to=end+1\n"), "t.iwt:5: send write: ", "to=end+1: expected an offset");
+	/* recv, recv+N, recv-N: counted from the posted receives, only in size, mo, msn of a Send. */
+	FAILS(with_hdr("send send size=recv*2\n"), "t.iwt:5: send send: ",
+	      "size=recv*2: expected an integer, or one counted from the receives the DUT's application posts: recv, "
+	      "recv+N, recv-N with N from 1 to 0xffffffff (recv+1, recv-6)");
+	FAILS(with_hdr("send send size=recv+0\n"), "t.iwt:5: ", "with N from 1");
+	FAILS(with_hdr("send send msn=recv+0x100000000\n"), "t.iwt:5: ", "msn=recv+0x100000000: expected an integer");
+	FAILS(with_hdr("send send mo=recvd\n"), "t.iwt:5: ", "mo=recvd: expected an integer");
+	FAILS(with_hdr("send send qn=recv\n"), "t.iwt:5: ", "argument 'qn' wants an integer, got a word");
+	FAILS(with_hdr("expect send size=recv\n"), "t.iwt:5: expect send: ", "argument 'size' wants an integer, got a word");
+	FAILS(with_hdr("send write size=recv+1\n"), "t.iwt:5: send write: ",
+	      "size=recv counts from the receives the DUT's application posts on QN 0: only an untagged Send on QN 0");
+	FAILS(with_hdr("send send qn=1 msn=recv+1\n"), "t.iwt:5: ", "msn=recv counts from the receives");
+	FAILS(with_hdr("startup\nsend send size=recv+1\n"), "t.iwt:6: ",
+	      "size=recv counts from the receives the DUT's application posts: add `needs: recv=NxS`");
 }
 
 TEST(case_parse_err_duplicate_argument)

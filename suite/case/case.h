@@ -64,17 +64,16 @@ enum iw_cap {
 /* The capabilities of the DUT configuration; every other bit is the application's. */
 #define IW_CAP_CONFIG (IW_CAP_MARKERS | IW_CAP_CRC_OFF | IW_CAP_REJECT | IW_CAP_PD)
 
-/* The amounts of the capabilities that take a value (0 where the capability is not needed).
- * `name=V` asks for at least V; `recv==NxS` for exactly N receives of S: a case that sends a
- * Send one octet longer than each receive, or an MSN one past the posted receives, relies on
- * where they end. A range has no `==`: a case reaches its end by counting back from it
- * (`to=end-N`, iw_arg.from_end), so it runs against a range of any length. */
+/* The amounts of the capabilities that take a value (0 where the capability is not needed):
+ * `name=V` asks for at least V. None has an exact form: a case about the edge of what the
+ * application offers counts from it, whatever it is: the end of an advertised range (`to=end-N`,
+ * iw_arg.from_end), the size of a posted receive or the MSN past the last (`size=recv+1`,
+ * `msn=recv+1`, iw_arg.from_recv). */
 typedef struct iw_case_needs_amounts {
 	uint32_t recv_n;            /* recv=NxS: N receives ... */
 	uint32_t recv_size;         /* ... of S octets */
 	uint64_t write_stag;        /* write-stag=S */
 	uint64_t read_stag;         /* read-stag=S */
-	unsigned exact;             /* IW_CAP_RECV: written with == */
 } iw_case_needs_amounts;
 
 enum iw_step_kind {
@@ -124,6 +123,10 @@ typedef struct iw_arg {
 	bool from_end;              /* `to=end-N`, `src_to=end` (IW_SPEC_FROM_END): i is N (0 for `end`), octets
 				     * back from the end of the advertised buffer, which only the connection
 				     * knows: read it with that length (suite/run/exec_send.c), never as a TO */
+	bool from_recv;             /* `size=recv+1`, `mo=recv-6`, `msn=recv+1` (IW_SPEC_FROM_RECV): i is the signed
+				     * N from the size of the receives the DUT's application posts (size, mo), or
+				     * from the MSN of the last one posted when `startup` ended (msn): known only
+				     * when the case runs (suite/run/exec_send.c) */
 	char *s;                    /* STR, WORD (owned, NUL-terminated) */
 	uint8_t *bytes;             /* BYTES, STR (owned) */
 	size_t nbytes;
@@ -190,7 +193,7 @@ const char *iw_needs_name(unsigned bit);
  * at most UINT32_MAX). Returns the octets read, 0 when v starts with no such value. */
 size_t iw_needs_parse_amount(unsigned bit, const char *v, size_t n, uint64_t *x, uint64_t *y);
 
-/* needs and its amounts as a `needs:` header writes them ("recv==1x16 write-stag=64 echo"),
+/* needs and its amounts as a `needs:` header writes them ("recv=1x16 write-stag=64 echo"),
  * in bit order; "" for none. Returns buf. */
 const char *iw_needs_text(unsigned needs, const iw_case_needs_amounts *a, char *buf, size_t cap);
 

@@ -60,6 +60,8 @@ static void types_desc(const iw_arg_spec *sp, char *buf, size_t cap)
 		snprintf(buf + o, cap - o, " (%s)", sp->words);
 	if ((sp->flags & IW_SPEC_FROM_END) && o < cap)
 		snprintf(buf + o, cap - o, ", or end, end-N (back from the end of the advertised buffer)");
+	if ((sp->flags & IW_SPEC_FROM_RECV) && o < cap)
+		snprintf(buf + o, cap - o, ", or recv, recv+N, recv-N (from the DUT's posted receives)");
 }
 
 /* `end` or `end-N` where a TO into the advertised buffer goes (IW_SPEC_FROM_END): N octets back
@@ -84,6 +86,30 @@ static int from_end(parser *p, const iw_arg_spec *sp, const value *v, iw_arg *a)
 	a->type = IW_ARG_INT;
 	a->i = back;
 	a->from_end = true;
+	return 0;
+}
+
+/* `recv`, `recv+N` or `recv-N` (IW_SPEC_FROM_RECV): counted from the receives the DUT's
+ * application posts, which its ULP profile tells only when the case runs (size and mo: their
+ * size; msn: the MSN of the last one). N is 1 to 0xffffffff; `recv+0` is written `recv`. */
+static int from_recv(parser *p, const iw_arg_spec *sp, const value *v, iw_arg *a)
+{
+	char b[64];
+	const char *t = v->text;
+	size_t n = v->ntext;
+	int64_t by = 0;
+	bool big = false, overflow = false;
+	bool ok = n >= 4 && !memcmp(t, "recv", 4);
+	if (ok && n > 4)
+		ok = (t[4] == '+' || t[4] == '-') && cp_parse_int(t + 5, n - 5, &by, &big, &overflow) && !big &&
+		     by >= 1 && by <= 0xffffffffLL;
+	if (!ok)
+		return cp_err(p, "%s=%s: expected an integer, or one counted from the receives the DUT's application "
+			      "posts: recv, recv+N, recv-N with N from 1 to 0xffffffff (recv+1, recv-6)", sp->name,
+			      cp_show(t, n, b, sizeof b));
+	a->type = IW_ARG_INT;
+	a->i = n > 4 && t[4] == '-' ? -by : by;
+	a->from_recv = true;
 	return 0;
 }
 
@@ -187,6 +213,11 @@ static int apply(parser *p, iw_step *st, const iw_step_schema *sc, const iw_arg_
 				return IW_EINVAL;
 			break;
 		}
+		if (sp->flags & IW_SPEC_FROM_RECV) {
+			if (from_recv(p, sp, v, &a))
+				return IW_EINVAL;
+			break;
+		}
 		if (!(sp->types & IW_T(IW_ARG_WORD)))
 			return wrong_type(p, sp, v);
 		if (sp->words && !iw_schema_word_in(sp->words, v->text, v->ntext))
@@ -224,10 +255,11 @@ static int unknown_arg(parser *p, const iw_step_schema *sc, const char *name, si
 	return cp_err(p, "unknown argument '%s' (expected one of: %s)", cp_show(name, n, b, sizeof b), names);
 }
 
-/* A value that starts with `end` where an offset from the buffer's end may go: taken whole, to
- * the next space, so that from_end() names what is wrong with `end+1` or `end-0x1g` itself
- * rather than the lexer calling it no value at all. */
-static int lex_end(const char **pp, const char *end, value *v)
+/* A value that starts with `end` where an offset from the buffer's end may go (`recv` where one
+ * from the posted receives may): taken whole, to the next space, so that from_end() names what is
+ * wrong with `end+1` or `end-0x1g` itself (from_recv() with `recv*2`) rather than the lexer
+ * calling it no value at all. */
+static int lex_relative(const char **pp, const char *end, value *v)
 {
 	memset(v, 0, sizeof *v);
 	v->kind = V_WORD;
@@ -264,9 +296,9 @@ int cp_parse_args(parser *p, const char **pp, const char *end, iw_step *st, bool
 				return unknown_arg(p, sc, t.name, t.nname);
 			if (*pp >= end || is_stop(**pp))
 				return cp_err(p, "argument '%s' has no value", sp->name);
-			rc = (sp->flags & IW_SPEC_FROM_END) && end - *pp >= 3 && !memcmp(*pp, "end", 3)
-				     ? lex_end(pp, end, &v)
-				     : cp_lex_value(p, pp, end, &v);
+			bool relative = ((sp->flags & IW_SPEC_FROM_END) && end - *pp >= 3 && !memcmp(*pp, "end", 3)) ||
+					((sp->flags & IW_SPEC_FROM_RECV) && end - *pp >= 4 && !memcmp(*pp, "recv", 4));
+			rc = relative ? lex_relative(pp, end, &v) : cp_lex_value(p, pp, end, &v);
 			if (rc)
 				return rc;
 			rc = apply(p, st, sc, sp, &v, false);

@@ -200,25 +200,23 @@ static int header_needs(parser *p, const char *v, const char *end)
 		bool takes = (bit & IW_CAP_AMOUNTS) != 0;
 		if (takes && !eq)
 			return cp_err(p, "needs: %s takes a value: %s", name,
-				      bit == IW_CAP_RECV ? "recv=NxS, N receives of at least S octets (e.g. recv=1x16; "
-							   "recv==NxS: exactly)"
+				      bit == IW_CAP_RECV ? "recv=NxS, N receives of at least S octets (e.g. recv=1x16)"
 							 : "the range in octets (e.g. write-stag=65536)");
 		if (!takes && eq)
 			return cp_err(p, "needs: %s takes no value (the capabilities with one: recv=NxS, write-stag=S, "
 				      "read-stag=S)", name);
 		if (takes) {
-			/* `==` asks for exactly the amount, `=` for at least it. */
-			bool exact = n - nname > 1 && eq[1] == '=';
-			/* A case reaches the end of an advertised range by counting back from it (to=end-N),
-			 * so it runs against a range of any length: an exact range would only skip it. */
-			if (exact && bit != IW_CAP_RECV)
+			/* A case about the edge of what the application offers counts from it (to=end-N,
+			 * size=recv+1), so it runs whatever the amount: an exact one would only skip it. */
+			if (n - nname > 1 && eq[1] == '=' && bit == IW_CAP_RECV)
+				return cp_err(p, "needs: recv==: a case reaches the edge of the posted receives with size=recv+1, "
+					      "mo=recv or msn=recv+1, whatever their size and number (docs/case-language.md): "
+					      "write recv=NxS, the least it uses");
+			if (n - nname > 1 && eq[1] == '=')
 				return cp_err(p, "needs: %s==: a case reaches the end of the range with to=end or "
 					      "to=end-N, whatever its length (docs/case-language.md): write %s=N, the "
 					      "octets it uses", name, name);
-			if (exact)
-				p->c->amounts.exact |= bit;
-			size_t skip = exact ? 2 : 1;
-			int rc = need_amount(p, bit, name, eq + skip, n - nname - skip);
+			int rc = need_amount(p, bit, name, eq + 1, n - nname - 1);
 			if (rc)
 				return rc;
 		}

@@ -86,11 +86,10 @@ size_t iw_needs_parse_amount(unsigned bit, const char *v, size_t n, uint64_t *x,
 static const char *cap_text(unsigned bit, const iw_case_needs_amounts *a, char *buf, size_t cap)
 {
 	const char *name = iw_needs_name(bit);
-	const char *eq = (a->exact & bit) ? "==" : "=";
 	if (bit == IW_CAP_RECV)
-		snprintf(buf, cap, "%s%s%" PRIu32 "x%" PRIu32, name, eq, a->recv_n, a->recv_size);
+		snprintf(buf, cap, "%s=%" PRIu32 "x%" PRIu32, name, a->recv_n, a->recv_size);
 	else if (bit == IW_CAP_WRITE_STAG || bit == IW_CAP_READ_STAG)
-		snprintf(buf, cap, "%s%s%" PRIu64, name, eq, bit == IW_CAP_WRITE_STAG ? a->write_stag : a->read_stag);
+		snprintf(buf, cap, "%s=%" PRIu64, name, bit == IW_CAP_WRITE_STAG ? a->write_stag : a->read_stag);
 	else
 		snprintf(buf, cap, "%s", name ? name : "?");
 	return buf;
@@ -111,16 +110,14 @@ const char *iw_needs_text(unsigned needs, const iw_case_needs_amounts *a, char *
 	return buf;
 }
 
-/* Whether have's amount of bit is at least need's (exactly need's, when need says ==). */
+/* Whether have's amount of bit is at least need's. */
 static bool amount_met(unsigned bit, const iw_case_needs_amounts *na, const iw_case_needs_amounts *ha)
 {
-	bool exact = (na->exact & bit) != 0;
 	if (bit == IW_CAP_RECV)
-		return exact ? ha->recv_n == na->recv_n && ha->recv_size == na->recv_size
-			     : ha->recv_n >= na->recv_n && ha->recv_size >= na->recv_size;
-	uint64_t need = bit == IW_CAP_WRITE_STAG ? na->write_stag : na->read_stag;
-	uint64_t have = bit == IW_CAP_WRITE_STAG ? ha->write_stag : ha->read_stag;
-	return exact ? have == need : have >= need;
+		return ha->recv_n >= na->recv_n && ha->recv_size >= na->recv_size;
+	if (bit == IW_CAP_WRITE_STAG)
+		return ha->write_stag >= na->write_stag;
+	return ha->read_stag >= na->read_stag;
 }
 
 bool iw_needs_unmet(unsigned need, const iw_case_needs_amounts *na, unsigned have, const iw_case_needs_amounts *ha,

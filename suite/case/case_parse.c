@@ -115,6 +115,13 @@ static int check_case(parser *p, unsigned seen)
 		if (st->kind == IW_EXPECT_FPDU && !strcmp(st->word, "greeting") && !(c->needs & IW_CAP_GREETING))
 			return cp_err(p, "expect greeting: the reflector's greeting is a capability of its application: "
 				       "add `needs: greeting`");
+		/* `size=recv+1` and its kin count from the receives of the DUT's application, which only a
+		 * case that needs some (recv=NxS) is run with. */
+		if (st->kind == IW_STEP_SEND_FPDU && !(c->needs & IW_CAP_RECV))
+			for (size_t k = 0; k < st->nargs; k++)
+				if (st->args[k].from_recv)
+					return cp_err(p, "%s=recv counts from the receives the DUT's application posts: add "
+						       "`needs: recv=NxS` (the receives the case relies on)", st->args[k].name);
 		/* The MSS option rides on the SYN of a connection the harness opens. */
 		if (st->kind == IW_STEP_STARTUP && iw_step_arg(st, "mss") && c->dut_role != 1)
 			return cp_err(p, "startup mss=: the harness advertises an MSS only on connections it opens "

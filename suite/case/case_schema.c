@@ -19,6 +19,7 @@
 #define U32(n)          INT(n, 0, U32_MAX_)
 #define U64(n)          { n, T_I, NULL, 0, INT64_MAX, 0, IW_SPEC_U64 }
 #define TO_ADV(n)       { n, T_I, NULL, 0, INT64_MAX, 0, IW_SPEC_U64 | IW_SPEC_FROM_END }
+#define FROM_RECV(n, hi) { n, T_I, NULL, 0, hi, 0, IW_SPEC_FROM_RECV }
 #define BYTES(n)        { n, T_B, NULL, 0, 0, 0, 0 }
 #define DUR(n)          { n, T_D, NULL, 0, 0, 0, 0 }
 #define WORD(n, w)      { n, T_W, w, 0, 0, 0, 0 }
@@ -60,10 +61,10 @@ static const iw_arg_spec send_frame_args[] = {
 /* An RDMAP message in DDP segments in FPDUs, with the FPDU defects of iw_fpdu_mods. */
 static const iw_arg_spec send_fpdu_args[] = {
 	BYTES("data"),
-	INT("size", 0, 1 << 24),
+	FROM_RECV("size", 1 << 24),
 	U32("qn"),
-	U32("msn"),
-	U32("mo"),
+	FROM_RECV("msn", U32_MAX_),
+	FROM_RECV("mo", U32_MAX_),
 	U32("stag"),
 	INT("stag_of", 1, 4),
 	TO_ADV("to"),
@@ -390,6 +391,21 @@ bool iw_schema_check_step(const iw_step *s, char *msg, size_t cap)
 			snprintf(msg, cap, "src_to=end counts back from the end of the DUT's advertised buffer, and src_stag= "
 				 "names another: give src_to= as a number, or leave src_stag= out");
 			return false;
+		}
+		/* The receives are QN 0's: a tagged message, or one on another queue, lands in none. */
+		static const char *const rel[] = { "size", "mo", "msn" };
+		for (size_t i = 0; i < N(rel); i++) {
+			const iw_arg *a = iw_step_arg(s, rel[i]);
+			if (!a || !a->from_recv)
+				continue;
+			bool send_type = !strcmp(s->word, "send") || !strcmp(s->word, "send_se") ||
+					 !strcmp(s->word, "send_inv") || !strcmp(s->word, "ddp");
+			if (!send_type || has(s, "tagged") || has(s, "qn")) {
+				snprintf(msg, cap, "%s=recv counts from the receives the DUT's application posts on QN 0: only an "
+					 "untagged Send on QN 0 (send, send_se, send_inv, ddp, without tagged= and qn=) lands in "
+					 "one", rel[i]);
+				return false;
+			}
 		}
 		break;
 	}

@@ -25,6 +25,9 @@ enum iw_arg_flag {
 	IW_SPEC_FROM_END = 1u << 2,     /* a TO into the DUT's advertised buffer: also `end` or `end-N`, counted
 					 * back from its end (iw_arg.from_end), for a case that must reach past
 					 * it whatever its length */
+	IW_SPEC_FROM_RECV = 1u << 3,    /* size, mo, msn of an untagged Send: also `recv`, `recv+N`, `recv-N`,
+					 * counted from the receive the DUT's application posted (iw_arg.from_recv),
+					 * for a case about the edge of a receive buffer whatever its size */
 };
 
 typedef struct iw_arg_spec {

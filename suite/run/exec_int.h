@@ -106,6 +106,10 @@ struct hconn {
 	iw_mpa_rx *rx;
 	bool rx_ready;
 	uint32_t msn[4];
+	/* the receives of the DUT's application when `startup` ended (its ULP profile's), for
+	 * `size=recv+1`, `mo=recv`, `msn=recv+1` (exec_send.c) */
+	bool recv_known;
+	uint32_t recv_size, recv_last_msn;
 	size_t fullop_in_off;       /* where full operation began in `in` (for diagnosis) */
 	bool fullop_in_valid;
 	bool sent_fpdu;             /* the harness has sent an FPDU on this connection */

@@ -123,6 +123,32 @@ static bool offset_arg(ctx *x, const iw_step *s, const char *name, bool known, u
 	return true;
 }
 
+/* The value of `name` (size, mo, msn of an untagged Send) into *v: as written, or, written
+ * `recv+N` (recv-N), N from the size of the receives the DUT's application posts (size, mo) or
+ * from the MSN of the last of them (msn), as its ULP profile gave them when `startup` ended;
+ * without a startup the connection knows none, and that is a harness error, not a guess. */
+static bool recv_arg(ctx *x, const iw_step *s, const char *name, int64_t dflt, int64_t max, int64_t *v)
+{
+	const iw_arg *a = iw_step_arg(s, name);
+	*v = ex_arg_i(s, name, dflt);
+	if (!a || !a->from_recv)
+		return true;
+	char as[48];
+	if (a->i)
+		snprintf(as, sizeof as, "%s=recv%c%lld", name, a->i < 0 ? '-' : '+', llabs((long long)a->i));
+	else
+		snprintf(as, sizeof as, "%s=recv", name);
+	if (!x->h->recv_known)
+		return ex_herror(x, "line %d: %s: this connection was not taken to full operation by `startup`, so the "
+			      "DUT's posted receives are not known", s->line, as);
+	int64_t base = !strcmp(name, "msn") ? (int64_t)x->h->recv_last_msn : (int64_t)x->h->recv_size;
+	*v = base + a->i;
+	if (*v < 0 || *v > max)
+		return ex_herror(x, "line %d: %s is %lld, outside 0..%lld (the DUT's receives: %u octets, the last at MSN "
+			      "%u)", s->line, as, (long long)*v, (long long)max, x->h->recv_size, x->h->recv_last_msn);
+	return true;
+}
+
 /* The TO of `name` on the advertised buffer of buf (NULL: an STag of the case's own). */
 static bool adv_to_arg(ctx *x, const iw_step *s, const char *name, const hconn *buf, uint64_t *to)
 {
@@ -223,16 +249,17 @@ static bool build_body(ctx *x, const iw_step *s, const ex_msg_type *mt, const hc
 	if ((a = iw_step_arg(s, "data"))) {
 		b->p = a->bytes;
 		b->len = a->nbytes;
-	} else if ((a = iw_step_arg(s, "size"))) {
-		if (a->i < 0 || a->i > 16 << 20)
-			return ex_herror(x, "line %d: size %lld out of range", s->line, (long long)a->i);
-		b->owned = malloc((size_t)a->i + 1);
+	} else if (iw_step_arg(s, "size")) {
+		int64_t size;
+		if (!recv_arg(x, s, "size", 0, 16 << 20, &size))
+			return false;
+		b->owned = malloc((size_t)size + 1);
 		if (!b->owned)
 			return ex_herror(x, "out of memory");
-		for (int64_t i = 0; i < a->i; i++)
+		for (int64_t i = 0; i < size; i++)
 			b->owned[i] = ex_payload_octet(s, (size_t)i);
 		b->p = b->owned;
-		b->len = (size_t)a->i;
+		b->len = (size_t)size;
 	}
 	return true;
 }
@@ -272,7 +299,10 @@ static bool ddp_template(ctx *x, const iw_step *s, const ex_msg_type *mt, const 
 	int qn = mt->qn < 0 ? 0 : mt->qn;
 	h->qn = (uint32_t)ex_arg_i(s, "qn", qn);
 	uint32_t auto_msn = h->qn < 4 ? x->h->msn[h->qn] : 1;
-	h->msn = (uint32_t)ex_arg_i(s, "msn", auto_msn);
+	int64_t msn;
+	if (!recv_arg(x, s, "msn", auto_msn, UINT32_MAX, &msn))
+		return false;
+	h->msn = (uint32_t)msn;
 	/* Only untagged messages take an MSN (DDP-6.3-08); a Write leaves QN 0's sequence alone. */
 	if (!iw_step_arg(s, "msn") && h->qn < 4 && !h->tagged)
 		x->h->msn[h->qn]++;
@@ -363,8 +393,12 @@ static bool send_segment(ctx *x, const iw_step *s, const fpdu_seg *sg, const uin
 	iw_ddp_hdr hh = sg->h;
 	if (iw_step_arg(s, "last"))
 		hh.last = ex_arg_i(s, "last", hh.last);
-	if (iw_step_arg(s, "mo"))
-		hh.mo = (uint32_t)ex_arg_i(s, "mo", hh.mo);
+	if (iw_step_arg(s, "mo")) {
+		int64_t mo;
+		if (!recv_arg(x, s, "mo", hh.mo, UINT32_MAX, &mo))
+			return false;
+		hh.mo = (uint32_t)mo;
+	}
 	uint8_t hb[IW_DDP_UNTAGGED_HDR_LEN];
 	size_t hl = 0;
 	iw_ddp_hdr_encode(&hh, hb, sizeof hb, &hl, &e);

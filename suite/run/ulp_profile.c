@@ -23,7 +23,7 @@ static const iw_ulp_profile profiles[] = {
 	{
 		.name = "reflector", .ulp = IW_ULP_REFLECTOR, .dut_role = -1,
 		.dut_runs = "iwspec-reflector --listen / --connect (docs/reflector.md)",
-		.provides = REFLECTOR_CAPS, .amounts = { 8, 65536, 65536, 65536, 0 },
+		.provides = REFLECTOR_CAPS, .amounts = { 8, 65536, 65536, 65536 },
 		.startup = IW_ULP_START_REFLECTOR,
 		.how = "startup sends one Send; the reflector's first Send advertises its 64 KiB buffer (STag, TO, length: "
 		       "the greeting), then it echoes; 8 receives of 64 KiB stay posted; every connection's STag names one "
@@ -32,7 +32,7 @@ static const iw_ulp_profile profiles[] = {
 	{
 		.name = "rping-server", .ulp = IW_ULP_RPING, .dut_role = IW_ROLE_RESPONDER,
 		.dut_runs = "rping -s -S 64 (-P on a tcp: DUT)",
-		.provides = IW_CAP_RPING | IW_CAP_RECV, .amounts = { 1, 16, 0, 0, 0 },
+		.provides = IW_CAP_RPING | IW_CAP_RECV, .amounts = { 1, 16, 0, 0 },
 		.startup = IW_ULP_START_FRAMES,
 		.how = "startup is the frames alone: rping's server keeps one 16-octet receive posted and advertises "
 		       "nothing until the harness advertises a buffer of its own (the rping cases script that flow: "
@@ -42,7 +42,7 @@ static const iw_ulp_profile profiles[] = {
 		.name = "rping-client", .ulp = IW_ULP_RPING, .dut_role = IW_ROLE_INITIATOR,
 		.dut_runs = "rping -c -S 64 -C 2",
 		.provides = IW_CAP_RPING | IW_CAP_RECV | IW_CAP_WRITE_STAG | IW_CAP_READ_STAG | IW_CAP_DUT_SEND,
-		.amounts = { 1, 16, 64, 64, 0 },
+		.amounts = { 1, 16, 64, 64 },
 		.startup = IW_ULP_START_RPING_INFO,
 		.how = "startup takes rping's first Send after the frames: its 16-octet advertisement of its 64-octet "
 		       "source buffer (address, rkey, size; registered for remote read and write), which `send write` "
@@ -67,7 +67,7 @@ static const iw_ulp_profile profiles[] = {
 	},
 	{
 		.name = "perftest-send-server", .ulp = IW_ULP_PERFTEST_SEND, .dut_role = IW_ROLE_RESPONDER, .dut_runs = "ib_send_bw -R",
-		.provides = IW_CAP_RECV, .amounts = { 512, 65536, 0, 0, 0 },
+		.provides = IW_CAP_RECV, .amounts = { 512, 65536, 0, 0 },
 		.startup = IW_ULP_START_PERFTEST,
 		.how = "before each connection its comm connection (an MPA connection of its own: version, cycle buffer, "
 		       "cache line, MTU and the keys once, each a Send each way); after the frames the keys on it four "
@@ -85,7 +85,7 @@ static const iw_ulp_profile profiles[] = {
 	},
 	{
 		.name = "perftest-write-server", .ulp = IW_ULP_PERFTEST_WRITE, .dut_role = IW_ROLE_RESPONDER, .dut_runs = "ib_write_bw -R",
-		.provides = IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 0, 0 },
+		.provides = IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 0 },
 		.startup = IW_ULP_START_PERFTEST,
 		.how = "as perftest-send-server's; the server's keys name 65536 octets from vaddr to the end of its "
 		       "buffer, registered for remote write, which `send write` then addresses",
@@ -93,20 +93,20 @@ static const iw_ulp_profile profiles[] = {
 	{
 		.name = "perftest-write-client", .ulp = IW_ULP_PERFTEST_WRITE, .dut_role = IW_ROLE_INITIATOR,
 		.dut_runs = "ib_write_bw -R -F -n 5 HARNESS", .provides = IW_CAP_WRITE_STAG,
-		.amounts = { 0, 0, 65536, 0, 0 }, .startup = IW_ULP_START_PERFTEST,
+		.amounts = { 0, 0, 65536, 0 }, .startup = IW_ULP_START_PERFTEST,
 		.how = "as perftest-send-client's, the test 5 Writes of 65536 octets into the buffer the harness's keys "
 		       "name; the client's keys name 65536 octets of its own buffer, registered for remote write",
 	},
 	{
 		.name = "perftest-read-server", .ulp = IW_ULP_PERFTEST_READ, .dut_role = IW_ROLE_RESPONDER, .dut_runs = "ib_read_bw -R",
-		.provides = IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 65536, 0 },
+		.provides = IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 65536 },
 		.startup = IW_ULP_START_PERFTEST,
 		.how = "as perftest-send-server's; the keys name 65536 octets registered for remote read and, on iWARP, "
 		       "remote write",
 	},
 	{
 		.name = "perftest-read-client", .ulp = IW_ULP_PERFTEST_READ, .dut_role = IW_ROLE_INITIATOR, .dut_runs = "ib_read_bw -R -F -n 5 HARNESS",
-		.provides = IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 65536, 0 },
+		.provides = IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 65536 },
 		.startup = IW_ULP_START_PERFTEST,
 		.how = "as perftest-send-client's, the test 5 RDMA Reads of 65536 octets of the harness's buffer, each "
 		       "answered in startup; the client's keys name 65536 octets registered for remote read and write",

@@ -22,7 +22,7 @@ for m in send write read; do
 	[ "$n" -eq 0 ] && ok || { bad "perftest-$m: $n cases neither PASS nor INFO"; jq -r '.cases[] |
 		select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO") | "  \(.id) \(.reason)"' \
 		"$out/results.json" >&2; }
-	# Measured: send 64 cases (22 DDP and RDMAP), write 67 (25), read 85 (41); the reflector-less
+	# Measured: send 68 cases (26 DDP and RDMAP), write 67 (25), read 85 (41); the reflector-less
 	# configuration before the profiles ran 42 and none of the DDP and RDMAP cases.
 	all=$(ran "$out/results.json")
 	dr=$(ran "$out/results.json" '^(ddp|rdmap)[.]')
@@ -50,6 +50,14 @@ case $r in "SKIP needs read-stag=16: the DUT runs ib_write_bw -R (ulp profile pe
 *) bad "rdmap.read.bounds under perftest-write: $r" ;; esac
 r=$(jq -r '.cases[] | select(.id == "ddp.untagged.msn-below-window") | "\(.verdict) \(.reason)"' "$tmp/run-send/results.json")
 case $r in "SKIP needs echo: the DUT runs ib_send_bw -R"*) ok ;; *) bad "an echo case under perftest-send: $r" ;; esac
+
+# The MSN one past ib_send_bw's 512 receives (msn=recv+1), and a Send one octet longer than them.
+sent() { jq -r --arg c "$1" '.cases[] | select(.id == $c) | .wire[]? | select(.conn < 32) | .summary? // empty' \
+	"$tmp/run-send/results.json" | grep '^FPDU send: ' | tail -1; }
+case $(sent ddp.untagged.msn-no-buffer) in *"MSN=513 MO=0, 9 payload octets") ok ;;
+*) bad "msn-no-buffer under perftest-send: $(sent ddp.untagged.msn-no-buffer)" ;; esac
+case $(sent ddp.untagged.message-longer-than-buffer) in *"L=1 DV=1 QN=0 MSN=1 MO=65464, 73 payload octets") ok ;;
+*) bad "message-longer-than-buffer under perftest-send: $(sent ddp.untagged.message-longer-than-buffer)" ;; esac
 
 # Against a DUT that sends no Terminate the DDP and RDMAP cases that expect one FAIL.
 printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-read\nmutant = no-terminate\n' >"$tmp/mut.conf"

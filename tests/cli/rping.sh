@@ -74,7 +74,7 @@ case $r in "SKIP needs rping"*) ok ;; *) bad "rping case against the reflector: 
 # Every case against rping's client and server (issue 26): each that runs PASSes or is INFO, and
 # the client, whose 64-octet buffer the cases that reach the end of a range count back from
 # (to=end-N), runs at least half of the DDP and RDMAP cases (of those in the catalog, so a case
-# added or a need grown shows here). Measured: client 38 of 76, server 22.
+# added or a need grown shows here). Measured: client 42 of 76, server 26.
 ran() { jq -r --arg re "${2:-.}" '[.cases[] | select(.verdict != "SKIP" and (.id | test($re)))] | length' "$1"; }
 for role in initiator responder; do
 	printf 'ulp = rping\nrole = %s\n' $role >"$tmp/all-$role.conf"
@@ -90,7 +90,7 @@ done
 n=$(jq -r '[.cases[] | select(.id | test("^(ddp|rdmap)[.]"))] | length' "$tmp/all-initiator/results.json")
 r=$(ran "$tmp/all-initiator/results.json" '^(ddp|rdmap)[.]')
 [ "$n" -ge 70 ] && [ $((r * 2)) -ge "$n" ] && ok || bad "rping client: $r of $n DDP and RDMAP cases ran, fewer than half"
-[ "$(ran "$tmp/all-responder/results.json" '^(ddp|rdmap)[.]')" -ge 20 ] && ok || bad "rping server: fewer DDP and RDMAP cases ran"
+[ "$(ran "$tmp/all-responder/results.json" '^(ddp|rdmap)[.]')" -ge 26 ] && ok || bad "rping server: fewer DDP and RDMAP cases ran"
 # Those at the end of the range ran against rping's 64 octets, not the reflector's 64 KiB.
 for c in ddp.tagged.to-past-end rdmap.read.bounds rdmap.terminate.layout-tagged-error ddp.tagged.write-at-edges; do
 	r=$(jq -r --arg c $c '.cases[] | select(.id == $c) | .verdict' "$tmp/all-initiator/results.json")
@@ -101,6 +101,16 @@ adv=$(printf '%s\n' "$wire" | sed -n 's/^rping advertises .* address (TO) \(0x[0
 to=$(printf '%s\n' "$wire" | sed -n 's/^FPDU write: .* TO=\(0x[0-9a-f]*\), 1 payload octets$/\1/p' | head -1)
 [ -n "$adv" ] && [ -n "$to" ] && [ $((to - adv)) -eq 64 ] && ok ||
 	bad "ddp.tagged.to-past-end did not write at offset 64 of rping's buffer (address ${adv:-?}, TO ${to:-?})"
+# The cases about the edge of the posted receives count from rping's one receive of 16 octets
+# (size=recv+1, mo=recv, msn=recv+1): a Send of 17 octets, MO 16, MSN 2 on rping's server.
+sent() { jq -r --arg c "$1" '.cases[] | select(.id == $c) | .wire[]? | select(.conn < 32) | .summary? // empty' \
+	"$tmp/all-responder/results.json" | grep '^FPDU send: ' | head -1; }
+case $(sent ddp.untagged.message-longer-than-buffer) in *"MSN=1 MO=0, 17 payload octets") ok ;;
+*) bad "message-longer-than-buffer against rping's server: $(sent ddp.untagged.message-longer-than-buffer)" ;; esac
+case $(sent ddp.untagged.mo-past-buffer) in *"MSN=1 MO=16, 4 payload octets") ok ;;
+*) bad "mo-past-buffer against rping's server: $(sent ddp.untagged.mo-past-buffer)" ;; esac
+case $(sent ddp.untagged.msn-no-buffer) in *"MSN=2 MO=0, 9 payload octets") ok ;;
+*) bad "msn-no-buffer against rping's server: $(sent ddp.untagged.msn-no-buffer)" ;; esac
 # rping_size: a lab whose rping runs with -S 65535 says so, and the cases that need more than 64
 # octets of range and nothing else run too (built-in DUT: its rping's buffers follow); the rping
 # cases, which script -S 64's flow, SKIP saying which rping runs. Measured: 43 of 76.
