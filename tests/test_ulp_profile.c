@@ -205,3 +205,14 @@ out:
 	iw_case_free(bare);
 	iw_case_free(mk);
 }
+
+/* Whose crash is the stack's to answer for: not rping's or perftest's, which run over it. */
+TEST(ulp_runs_tool)
+{
+	size_t n;
+	const iw_ulp_profile *all = iw_ulp_profiles(&n);
+	for (size_t i = 0; i < n; i++) {
+		bool tool = !strncmp(all[i].name, "rping", 5) || !strncmp(all[i].name, "perftest", 8);
+		CHECK(iw_ulp_runs_tool(&all[i]) == tool);
+	}
+}

@@ -15,6 +15,7 @@
 #include "interrupt.h"
 #include "net.h"
 #include "req_level.h"
+#include "ulp_profile.h"
 
 int64_t ex_now_us(void)
 {
@@ -404,16 +405,29 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 			snprintf(r->dut_finding_text, sizeof r->dut_finding_text, "%s%s (exit %d, signal %d)\n%s",
 				 f.crashed ? "the DUT process crashed" : "the DUT process exited with a failure",
 				 "", f.exit_code, f.signal, f.stderr_tail);
+			const iw_ulp_profile *u = iw_ulp_profile_of(&x->o->dut, x->dut_role);
+			if (f.crashed && iw_ulp_runs_tool(u)) {
+				/* rping's or perftest's own crash (in its error path, say) breaks no MUST the wire
+				 * shows: what the wire showed stays the verdict, and a case the crash left
+				 * without one is not judged. */
+				r->dut_finding = false;
+				iw_result_wire(r, IW_NOTE, x->h - x->conns + 1, ex_tcase(x), "ex_note", NULL, 0,
+					       "the DUT's application, %s, crashed during the case (signal %d): its own code, "
+					       "not a finding of the stack under it", u->dut_runs, f.signal);
+				if (!x->failed && !x->harness_error)
+					ex_herror(x, "not judged: the DUT's application, %s, crashed during the case (signal %d; "
+						  "its output: %.300s)", u->dut_runs, f.signal, f.stderr_tail);
+			}
 			/* A crash is the finding, whatever else the case saw: a step the harness could not
 			 * do (a reconnect refused) or a failure it judged (a probe reset while the process
 			 * was dying) came from it, and which of those came first is a matter of timing. */
-			if (f.crashed && (x->failed || x->harness_error)) {
+			else if (f.crashed && (x->failed || x->harness_error)) {
 				iw_result_wire(r, IW_NOTE, x->h - x->conns + 1, ex_tcase(x), "ex_note", NULL, 0,
 					       "before the crash was seen: %.250s", r->reason);
 				x->failed = false;
 				x->harness_error = false;
 			}
-			if (!x->failed)
+			if (!x->failed && r->dut_finding)
 				ex_fail(x, NULL, "%s", r->dut_finding_text);
 		}
 	}

@@ -153,6 +153,8 @@ const iw_ulp_profile *iw_ulp_profile_find(const char *name)
 
 bool iw_ulp_profile_ready(const iw_ulp_profile *u) { return u->startup != IW_ULP_START_PLANNED; }
 
+bool iw_ulp_runs_tool(const iw_ulp_profile *u) { return u->ulp != IW_ULP_REFLECTOR && u->ulp != IW_ULP_NONE; }
+
 bool iw_case_uses_startup(const iw_case *c)
 {
 	for (size_t i = 0; i < c->nsteps; i++)

@@ -72,6 +72,11 @@ bool iw_ulp_profile_ready(const iw_ulp_profile *u);
  * the application (the configuration's, IW_CAP_CONFIG, are the runner's to check). */
 bool iw_ulp_unmet(const iw_case *c, const iw_ulp_profile *u, char *why, size_t cap);
 
+/* Whether the DUT's application under u is a program of rdma-core's or perftest's run over the
+ * stack under test (rping, ib_*_bw), not iwspec's reflector nor the DUT's own: its crash is its
+ * own code's, which the wire does not show to be the stack's. */
+bool iw_ulp_runs_tool(const iw_ulp_profile *u);
+
 /* Whether c opens a connection with `startup` (the profile's way to full operation). */
 bool iw_case_uses_startup(const iw_case *c);
 

@@ -44,6 +44,21 @@ for role in r i; do
 	[ "$np" -ge 6 ] && [ $((np + ns)) -eq "$ncases" ] && ok || { bad "exec ($role): $np PASS, $ns SKIP"; verdicts "$tmp/exec-$role/results.json" >&2; }
 done
 
+# A crash of the application is rping's own code, not a finding of the stack under it: the case
+# that meets one is not judged (ERROR, the crash noted), where the same crash of the reflector, the
+# DUT's own program, FAILs (the built-in DUT's crash-short-ulpdu mutant aborts on a short ULPDU).
+for u in rping reflector; do
+	a=; [ $u = rping ] && a=--rping
+	printf "dut = exec:'ulimit -c 0; exec %s serve --quiet %s --role initiator --host {host} --port {port} --mutant crash-short-ulpdu'\nrole = initiator\nulp = %s\n" \
+		"$bin" "$a" $u >"$tmp/crash-$u.conf"
+	timeout 120 "$IWSPEC" run --dut-config "$tmp/crash-$u.conf" --cases ddp.header.ulpdu-shorter-than-header \
+		--report "$tmp/crash-$u" >"$tmp/log" 2>&1
+done
+case $(verdicts "$tmp/crash-rping/results.json") in *" ERROR") ok ;; *) bad "rping's crash: $(verdicts "$tmp/crash-rping/results.json")" ;; esac
+grep -q "the DUT's application, rping -c -S 64 -C 2, crashed during the case (signal 6): its own code" \
+	"$tmp/crash-rping/results.json" && ok || bad "rping's crash is not noted as the application's"
+case $(verdicts "$tmp/crash-reflector/results.json") in *" FAIL") ok ;; *) bad "the reflector's crash: $(verdicts "$tmp/crash-reflector/results.json")" ;; esac
+
 # The negative cases judge the Terminate: without one they fail; a DUT that numbers its
 # messages from MSN 0 fails every case (each judges the DUT's frames).
 for m in no-terminate msn-start-0; do
