@@ -17,10 +17,13 @@ int iw_driver_open(iw_driver **out, const iw_dut_config *cfg, iw_err *e)
 		return iw_errf(e, IW_EINVAL, "unknown DUT '%s': use ref, tcp:HOST:PORT or exec:'COMMAND'", cfg->dut);
 	if (!cfg->profile)
 		return iw_errf(e, IW_EINVAL, "DUT '%s': no profile configured", cfg->dut);
+	if (iw_dut_config_check(cfg, e))
+		return IW_EINVAL;
 	iw_driver *d = calloc(1, sizeof *d);
 	if (!d)
 		return iw_errf(e, IW_ENOSPC, "out of memory opening the DUT driver");
 	d->cfg = cfg;
+	d->ulp = cfg->ulp;
 	int rc = open_fn(d, e);
 	if (rc) {
 		free(d);
@@ -37,6 +40,18 @@ void iw_driver_close(iw_driver *d)
 	if (d->ops && d->ops->destroy)
 		d->ops->destroy(d);
 	free(d);
+}
+
+void iw_driver_set_ulp(iw_driver *d, int ulp) { d->ulp = ulp; }
+
+const char *iw_driver_perftest_word(int ulp)
+{
+	switch (ulp) {
+	case IW_ULP_PERFTEST_SEND: return "send";
+	case IW_ULP_PERFTEST_WRITE: return "write";
+	case IW_ULP_PERFTEST_READ: return "read";
+	default: return NULL;
+	}
 }
 
 int iw_driver_instruct(iw_driver *d, const iw_dut_instr *in, iw_err *e)

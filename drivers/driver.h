@@ -71,11 +71,21 @@ struct iw_driver {
 	const iw_driver_ops *ops;
 	const iw_dut_config *cfg;
 	void *priv;
+	/* The application the DUT runs for the next case (enum iw_ulp): cfg->ulp, but under `ulp =
+	 * perftest` the mode the runner picked for the case (iw_driver_set_ulp), which an exec:
+	 * command gets as {perftest} and the built-in DUT serves. */
+	int ulp;
 };
 
 /* Builds the driver cfg->dut names (ref, tcp:..., exec:...). */
 int iw_driver_open(iw_driver **out, const iw_dut_config *cfg, iw_err *e);
 void iw_driver_close(iw_driver *d);
+
+/* The application of the next case (struct iw_driver's ulp); takes effect at case_begin. */
+void iw_driver_set_ulp(iw_driver *d, int ulp);
+
+/* The word {perftest} stands for under perftest mode ulp ("send", "write", "read"), or NULL. */
+const char *iw_driver_perftest_word(int ulp);
 
 /* d->ops->instruct, or an error naming the driver when it has none. */
 int iw_driver_instruct(iw_driver *d, const iw_dut_instr *in, iw_err *e);

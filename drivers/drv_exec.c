@@ -68,11 +68,12 @@ static void read_tail(exec_priv *x, char *buf, size_t cap)
 			buf[i] = '?';
 }
 
-/* Substitutes {host} and {port}. */
-static int build_cmd(exec_priv *x, iw_err *e)
+/* Substitutes {host}, {port} and {perftest} (the perftest mode of ulp: send, write, read). */
+static int build_cmd(exec_priv *x, int ulp, iw_err *e)
 {
 	char ps[8];
 	snprintf(ps, sizeof ps, "%u", (unsigned)x->port);
+	const char *mode = iw_driver_perftest_word(ulp);
 	size_t o = 0;
 	for (const char *p = x->tmpl; *p;) {
 		const char *sub = NULL;
@@ -83,6 +84,12 @@ static int build_cmd(exec_priv *x, iw_err *e)
 		} else if (!strncmp(p, "{host}", 6)) {
 			sub = x->host;
 			skip = 6;
+		} else if (!strncmp(p, "{perftest}", 10)) {
+			if (!mode)
+				return iw_errf(e, IW_EINVAL, "exec: the command has {perftest}, but this case's application "
+					       "is no perftest mode (ulp = perftest-send, -write, -read or perftest)");
+			sub = mode;
+			skip = 10;
 		}
 		size_t n = sub ? strlen(sub) : 1;
 		if (o + n >= sizeof x->cmd)
@@ -218,7 +225,7 @@ static int exec_case_begin(iw_driver *d, iw_err *e)
 	else
 		rc = iw_net_free_port(&x->port, &x->port_hold, e);
 	if (rc == IW_OK)
-		rc = build_cmd(x, e);
+		rc = build_cmd(x, d->ulp, e);
 	if (rc == IW_OK)
 		rc = start(x, e);
 	if (rc != IW_OK)

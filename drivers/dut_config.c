@@ -324,10 +324,11 @@ static int set_ulp(iw_dut_config *c, const char *v, iw_err *e)
 	} else if (!strcmp(v, "none")) {
 		c->ulp = IW_ULP_NONE;
 		c->reflector = false;
-	} else if (!strcmp(v, "rping") || !strncmp(v, "perftest-", 9)) {
+	} else if (!strcmp(v, "rping") || !strncmp(v, "perftest", 8)) {
 		static const struct { const char *name; int ulp; } apps[] = {
 			{ "rping", IW_ULP_RPING }, { "perftest-send", IW_ULP_PERFTEST_SEND },
 			{ "perftest-write", IW_ULP_PERFTEST_WRITE }, { "perftest-read", IW_ULP_PERFTEST_READ },
+			{ "perftest", IW_ULP_PERFTEST },
 		};
 		int ulp = -1;
 		for (size_t i = 0; i < sizeof apps / sizeof apps[0]; i++)
@@ -336,7 +337,8 @@ static int set_ulp(iw_dut_config *c, const char *v, iw_err *e)
 		if (ulp < 0)
 			return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector (iwspec-reflector), rping "
 				       "(rdma-core's rping, docs/rping.md), perftest-send, perftest-write, perftest-read "
-				       "(ib_send_bw, ib_write_bw, ib_read_bw -R: docs/ulp-profiles.md) or none", v);
+				       "(ib_send_bw, ib_write_bw, ib_read_bw -R), perftest (the one each case needs: "
+				       "docs/ulp-profiles.md) or none", v);
 		if (c->reflector_set && c->reflector)
 			return iw_errf(e, IW_EINVAL, "ulp = %s contradicts reflector = yes: a DUT that runs %s runs "
 				       "no reflector (drop one of the two lines)", v, v);
@@ -345,7 +347,8 @@ static int set_ulp(iw_dut_config *c, const char *v, iw_err *e)
 	} else {
 		return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector (iwspec-reflector), rping "
 			       "(rdma-core's rping, docs/rping.md), perftest-send, perftest-write, perftest-read "
-			       "(ib_send_bw, ib_write_bw, ib_read_bw -R: docs/ulp-profiles.md) or none", v);
+			       "(ib_send_bw, ib_write_bw, ib_read_bw -R), perftest (the one each case needs: "
+			       "docs/ulp-profiles.md) or none", v);
 	}
 	if (!c->reflector && !c->reject_set)
 		c->reject = false;
@@ -583,4 +586,19 @@ const char *iw_dut_config_disabled(const iw_dut_config *c, const char *case_id)
 		if (fnmatch(c->disabled[i].glob, case_id, 0) == 0)
 			return c->disabled[i].reason;
 	return NULL;
+}
+
+int iw_dut_config_check(const iw_dut_config *c, iw_err *e)
+{
+	if (c->ulp != IW_ULP_PERFTEST)
+		return IW_OK;
+	if (!strncmp(c->dut, "tcp:", 4))
+		return iw_errf(e, IW_EINVAL, "ulp = perftest starts the perftest program each case needs, which a server "
+			       "you started (dut = %.40s) cannot: name its mode (ulp = perftest-read, -send, -write) or use "
+			       "exec:'... --perftest {perftest} ...'", c->dut);
+	if (!strncmp(c->dut, "exec:", 5) && !strstr(c->dut, "{perftest}"))
+		return iw_errf(e, IW_EINVAL, "ulp = perftest starts the perftest program each case needs: the exec: command "
+			       "takes it as {perftest} (send, write, read), e.g. 'iwspec-reflector --via AGENT --perftest "
+			       "{perftest} --listen {port}'");
+	return IW_OK;
 }

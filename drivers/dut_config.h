@@ -7,9 +7,10 @@
  *   profile = rddp-mpa-01 | rfc5044 | rfc6581 | culley-mpa-02
  *   mpa_revision = N          markers = yes|no       crc = required | optional-off (admin no-CRC mode)
  *   private_data_limit = N    reflector = yes|no     reject = yes|no (can be told to reject)
- *   ulp = reflector | rping | none | perftest-send | perftest-write | perftest-read
+ *   ulp = reflector | rping | none | perftest-send | perftest-write | perftest-read | perftest
  *                             (rping: rdma-core's rping is the application, docs/rping.md;
- *                             perftest-*: ib_*_bw -R, docs/ulp-profiles.md)
+ *                             perftest-*: ib_*_bw -R, docs/ulp-profiles.md; perftest: the one
+ *                             of the three each case needs, started per case: {perftest})
  *   rping_size = 64           (ulp = rping: the -S the DUT's rping runs with, 26 to 65535)
  *   connect_timeout = 5s      case_timeout = 10s     close_timeout = 5s
  *   exec_host = ADDR          ({host} of exec: commands: where the listening side is; 127.0.0.1)
@@ -57,7 +58,8 @@ typedef struct iw_disabled_case {
 } iw_disabled_case;
 
 /* The application the DUT runs for the full-operation cases (`ulp =`; docs/ulp-profiles.md). */
-enum iw_ulp { IW_ULP_REFLECTOR, IW_ULP_RPING, IW_ULP_NONE, IW_ULP_PERFTEST_SEND, IW_ULP_PERFTEST_WRITE, IW_ULP_PERFTEST_READ };
+enum iw_ulp { IW_ULP_REFLECTOR, IW_ULP_RPING, IW_ULP_NONE, IW_ULP_PERFTEST_SEND, IW_ULP_PERFTEST_WRITE, IW_ULP_PERFTEST_READ,
+	      IW_ULP_PERFTEST /* any of the three: per case the one whose profile meets its needs */ };
 
 typedef struct iw_dut_config {
 	char dut[512];              /* "ref", "tcp:HOST:PORT", "exec:COMMAND" */
@@ -102,6 +104,11 @@ int iw_dut_config_set(iw_dut_config *c, const char *key, const char *value, iw_e
 
 /* The reason a case id is disabled, or NULL. */
 const char *iw_dut_config_disabled(const iw_dut_config *c, const char *case_id);
+
+/* What the keys must be together, once all are set: `ulp = perftest` starts, per case, the
+ * perftest program the case needs, which only the built-in DUT and an exec: command with
+ * {perftest} can. IW_EINVAL with the fix in e otherwise. */
+int iw_dut_config_check(const iw_dut_config *c, iw_err *e);
 
 /* Parses a duration "5s", "250ms", "2m" into milliseconds. */
 int iw_parse_duration(const char *s, int64_t *ms, iw_err *e);

@@ -169,6 +169,7 @@ void iw_ref_server_configure(iw_ref_server *s, const iw_ref_options *o)
 	memcpy(s->o.pd, o->pd, s->o.pd_len);
 	s->o.hostile = o->hostile;
 	s->o.mutant = o->mutant;
+	s->o.perftest = o->perftest;     /* ulp = perftest: the program of the case (drv_ref.c) */
 	pthread_mutex_unlock(&s->mu);
 }
 

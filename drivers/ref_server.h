@@ -134,7 +134,7 @@ void iw_ref_server_free(iw_ref_server *s);
 /* Initiator: one more outgoing connection to host:port (thread-safe). */
 int iw_ref_server_dial(iw_ref_server *s, const char *host, uint16_t port, iw_err *e);
 
-/* Takes the per-connection fields of o (markers .. mutant, greeting, reject_pd) for connections opened from now on
+/* Takes the per-connection fields of o (markers .. mutant, greeting, reject_pd, perftest) for connections opened from now on
  * (thread-safe). */
 void iw_ref_server_configure(iw_ref_server *s, const iw_ref_options *o);
 

@@ -596,6 +596,35 @@ TEST(dut_config_ulp)
 	CHECK_EQ(c.ulp, IW_ULP_NONE);
 }
 
+/* ulp = perftest: the program each case needs, which only the built-in DUT and an exec: command
+ * that takes {perftest} can start per case. */
+TEST(dut_config_ulp_perftest_any)
+{
+	iw_dut_config c;
+	iw_err e;
+	iw_dut_config_default(&c);
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "perftest", &e), IW_OK);
+	CHECK_EQ(c.ulp, IW_ULP_PERFTEST);
+	CHECK(!c.reflector);
+	CHECK_EQ(iw_dut_config_check(&c, &e), IW_OK);      /* dut = ref */
+	CHECK_EQ(iw_dut_config_set(&c, "dut", "tcp:192.0.2.7:18515", &e), IW_OK);
+	CHECK_EQ(iw_dut_config_check(&c, &e), IW_EINVAL);
+	CHECK(has(e.msg, "a server you started (dut = tcp:192.0.2.7:18515) cannot: name its mode"));
+	CHECK_EQ(iw_dut_config_set(&c, "dut", "exec:'iwspec-reflector --via g:4790 --perftest read --listen {port}'", &e),
+		 IW_OK);
+	CHECK_EQ(iw_dut_config_check(&c, &e), IW_EINVAL);
+	CHECK(has(e.msg, "takes it as {perftest}"));
+	CHECK_EQ(iw_dut_config_set(&c, "dut", "exec:'iwspec-reflector --via g:4790 --perftest {perftest} --listen {port}'",
+				  &e), IW_OK);
+	CHECK_EQ(iw_dut_config_check(&c, &e), IW_OK);
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "perftest-", &e), IW_EINVAL);
+	CHECK(has(e.msg, "perftest (the one each case needs"));
+	/* A named mode runs against a server of its own, started or not. */
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "perftest-read", &e), IW_OK);
+	CHECK_EQ(iw_dut_config_set(&c, "dut", "tcp:192.0.2.7:18515", &e), IW_OK);
+	CHECK_EQ(iw_dut_config_check(&c, &e), IW_OK);
+}
+
 /* rping_size: the -S of the DUT's rping, 64 unless said, within what rping takes. */
 TEST(dut_config_rping_size)
 {

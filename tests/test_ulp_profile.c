@@ -1,6 +1,6 @@
 /*
  * Tests of the capabilities of `needs:` (case_needs.c) and the ULP profiles that meet them
- * (suite/run/ulp_profile.c): the values a header gives, the exact (==) and at-least (=) forms,
+ * (suite/run/ulp_profile.c): the values a header gives (at least as much; no exact form),
  * the text a header and a SKIP write, and which profile runs which case.
  */
 #include "check.h"
@@ -214,5 +214,49 @@ TEST(ulp_runs_tool)
 	for (size_t i = 0; i < n; i++) {
 		bool tool = !strncmp(all[i].name, "rping", 5) || !strncmp(all[i].name, "perftest", 8);
 		CHECK(iw_ulp_runs_tool(&all[i]) == tool);
+	}
+}
+
+/* ulp = perftest: each case runs against the first of perftest's modes (read, send, write) that
+ * provides all it needs; one that needs receives and a buffer at once has none, and its SKIP says
+ * what each mode lacks. */
+TEST(ulp_perftest_picks_mode)
+{
+	iw_dut_config d = dut(IW_ULP_PERFTEST, false);
+	const iw_ulp_profile *any = iw_ulp_profile_of(&d, IW_ROLE_RESPONDER);
+	CHECK_STR(any->name, "perftest-server");
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->name, "perftest-client");
+	char why[512];
+	iw_case *c = parse("needs: recv=1x1", "startup\n");
+	if (c) {
+		CHECK_STR(iw_ulp_mode_for(any, c)->name, "perftest-send-server");
+		CHECK(!iw_ulp_unmet(c, any, why, sizeof why));
+		iw_case_free(c);
+	}
+	c = parse("needs: write-stag=64 read-stag=64", "startup\n");
+	if (c) {
+		CHECK_STR(iw_ulp_mode_for(any, c)->name, "perftest-read-server");
+		iw_case_free(c);
+	}
+	c = parse("needs: write-stag=64", "startup\n");
+	if (c) {
+		/* read's buffer takes Writes too, and read comes first */
+		CHECK_STR(iw_ulp_mode_for(any, c)->name, "perftest-read-server");
+		iw_case_free(c);
+	}
+	c = parse("needs: recv=1x16 write-stag=64", "startup\n");
+	if (c) {
+		CHECK(iw_ulp_mode_for(any, c) == NULL);
+		CHECK(iw_ulp_unmet(c, any, why, sizeof why));
+		CHECK_STR(why, "needs recv=1x16: no program of perftest's provides all it needs (ib_read_bw lacks recv=1x16, "
+			       "ib_send_bw write-stag=64, ib_write_bw recv=1x16; ulp profile perftest-server)");
+		iw_case_free(c);
+	}
+	/* Any other profile is its own mode. */
+	d = dut(IW_ULP_RPING, false);
+	c = parse("needs: recv=1x1", "startup\n");
+	if (c) {
+		CHECK(iw_ulp_mode_for(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER), c) == iw_ulp_profile_of(&d, IW_ROLE_RESPONDER));
+		iw_case_free(c);
 	}
 }

@@ -41,7 +41,7 @@
 # perftest-send-initiator, perftest-write-initiator, perftest-read-initiator. make test leaves it
 # out (INTEROP_SKIP_PASSES, set by tools/test-all.sh), to stay within its time.
 #
-#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|perftest-initiator|perftest-MODE-initiator|patched|fuzz-smoke]...
+#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|perftest-any|perftest-initiator|perftest-MODE-initiator|patched|fuzz-smoke]...
 set -u
 DIR=$(cd "$(dirname "$0")/.." && pwd)
 cd "$DIR" || exit 2
@@ -51,8 +51,9 @@ NETNS=${IWSPEC_NETNS:-iwspec-siw}
 # console apart too.
 OUT=out/interop/linux-siw${IWSPEC_NETNS:+-$IWSPEC_NETNS}
 CONSOLE=$(sh tools/siw-guest/boot.sh --run-dir)/console.log
-PASSES=${*:-responder initiator rping-responder rping-initiator perftest perftest-initiator findings fuzz-smoke patched}
-# make test leaves out what its time cannot hold (tools/test-all.sh: perftest-initiator, 37 to 66 s).
+PASSES=${*:-responder initiator rping-responder rping-initiator perftest perftest-any perftest-initiator findings fuzz-smoke patched}
+# make test leaves out what its time cannot hold (tools/test-all.sh: perftest-initiator, 37 to 66 s;
+# perftest-any, whose cases the three server passes judge already).
 if [ $# -eq 0 ] && [ -n "${INTEROP_SKIP_PASSES:-}" ]; then
 	kept=
 	for p in $PASSES; do
@@ -64,7 +65,7 @@ if [ $# -eq 0 ] && [ -n "${INTEROP_SKIP_PASSES:-}" ]; then
 	PASSES=$kept
 fi
 # The passes whose guest the next pass may reuse (see 2. above).
-LEAVE_CLEAN="rping-responder rping-initiator perftest perftest-send perftest-write perftest-read perftest-initiator perftest-send-initiator perftest-write-initiator perftest-read-initiator"
+LEAVE_CLEAN="rping-responder rping-initiator perftest perftest-send perftest-write perftest-read perftest-any perftest-initiator perftest-send-initiator perftest-write-initiator perftest-read-initiator"
 JOBS=${INTEROP_JOBS:-8}
 # The perftest passes start a perftest server per connection (two or three per case, each
 # through the agent) where the reflector passes start one listener per case.
@@ -325,6 +326,9 @@ for pass in $PASSES; do
 	# per connection, through the agent): the perftest profiles (docs/ulp-profiles.md). Their
 	# configurations disable the MPA startup cases, which the reflector passes judge.
 	perftest-send|perftest-write|perftest-read) conf=duts/linux-siw-$pass.conf; sel= ;;
+	# ulp = perftest: each case against the server of the mode it needs ({perftest}), the three
+	# passes' cases in one run, each verdict as its mode's pass gives it (docs/ulp-profiles.md).
+	perftest-any) conf=duts/linux-siw-perftest.conf; sel= ;;
 	# The three at once (below).
 	perftest) conf=; sel= ;;
 	# perftest's client on siw (ib_MODE_bw -R -F -n 5 through the agent, one run per connection),
@@ -343,7 +347,7 @@ for pass in $PASSES; do
 	# By hand: the patched pass's cases on siw.ko, against the unpatched verdicts the case list
 	# keeps (to check that list after the judge changed).
 	unpatched) conf=duts/linux-siw.conf; sel= ;;
-	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, perftest (the next three at once), perftest-send, perftest-write, perftest-read, perftest-initiator (perftest-MODE-initiator side by side), patched, unpatched or fuzz-smoke" >&2; exit 2 ;;
+	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, perftest (the next three at once), perftest-send, perftest-write, perftest-read, perftest-any (ulp = perftest: each case its mode), perftest-initiator (perftest-MODE-initiator side by side), patched, unpatched or fuzz-smoke" >&2; exit 2 ;;
 	esac
 	tb=$(now)
 	reuse=no

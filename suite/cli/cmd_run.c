@@ -231,6 +231,8 @@ int cmd_run(int argc, char **argv)
 		return bad("--raw-link: %s", e.msg);
 	if (o.dut.raw_ifname[0] && strncmp(o.dut.dut, "tcp:", 4))
 		return bad("the raw segment path (raw_link) needs a DUT given as tcp:A.B.C.D:PORT, not '%s'", o.dut.dut);
+	if (iw_dut_config_check(&o.dut, &e))
+		return bad("%s", e.msg);
 	/* The built-in DUT plays whichever role a case needs unless a role was declared. */
 	o.role_fixed = o.dut.role_set || strncmp(o.dut.dut, "ref", 3) != 0;
 	iw_catalog cat;

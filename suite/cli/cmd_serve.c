@@ -30,6 +30,7 @@ static void serve_usage(FILE *f)
 	fprintf(f,
 		"usage: iwspec serve [--port N] [--host H] [--profile P] [--role responder|initiator]\n"
 		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--no-greeting] [--rping]\n"
+		"                    [--perftest send|write|read]\n"
 		"                    [--pd TEXT] [--base-to TO]\n"
 		"                    [--once] [--hostile MODE] [--mutant NAME]\n"
 		"                    [--startup-timeout DUR] [--idle-timeout DUR] [--quiet]\n"
@@ -57,6 +58,9 @@ static void serve_usage(FILE *f)
 		"                       (MPA-6.1-R4). --greeting, the default, is accepted too\n"
 		"  --rping              run rdma-core's rping flow instead of the reflector: rping -s as a\n"
 		"                       responder, rping -c -S 64 -C 2 as an initiator (docs/rping.md)\n"
+		"  --perftest MODE      play perftest's ib_MODE_bw -R (send, write or read) instead of the\n"
+		"                       reflector: its server as a responder, its client as an initiator\n"
+		"                       (docs/ulp-profiles.md)\n"
 		"  --pd TEXT            private data for its Request or Reply (at most %d octets)\n"
 		"  --base-to TO         the reflector's buffer starts at this TO (default 0), as on a\n"
 		"                       device that registers memory at its virtual address\n"
@@ -138,6 +142,17 @@ int cmd_serve(int argc, char **argv)
 			no_greeting = true;
 		} else if (!strcmp(a, "--rping")) {
 			o.rping = true;         /* rping's flow instead of the reflector (docs/rping.md) */
+			o.reflector = false;
+		} else if ((v = opt_value(argc, argv, &i, "--perftest", &m)) || m) {
+			static const char *const modes[] = { [IW_REF_PERFTEST_SEND] = "send", [IW_REF_PERFTEST_WRITE] = "write",
+							     [IW_REF_PERFTEST_READ] = "read" };
+			o.perftest = IW_REF_PERFTEST_OFF;
+			for (int k = IW_REF_PERFTEST_SEND; k <= IW_REF_PERFTEST_READ && v; k++)
+				if (!strcmp(v, modes[k]))
+					o.perftest = k;
+			if (o.perftest == IW_REF_PERFTEST_OFF)
+				return usage_error("--perftest takes send, write or read (ib_send_bw, ib_write_bw, ib_read_bw -R), "
+						   "got '%s'", v ? v : "");
 			o.reflector = false;
 		} else if (!strcmp(a, "--once")) {
 			o.once = true;

@@ -58,9 +58,11 @@ void iw_ulp_table_write(FILE *f, const iw_catalog *cat)
 		static const char *const ulps[] = {
 			[IW_ULP_REFLECTOR] = "reflector", [IW_ULP_RPING] = "rping", [IW_ULP_NONE] = "none",
 			[IW_ULP_PERFTEST_SEND] = "perftest-send", [IW_ULP_PERFTEST_WRITE] = "perftest-write",
-			[IW_ULP_PERFTEST_READ] = "perftest-read",
+			[IW_ULP_PERFTEST_READ] = "perftest-read", [IW_ULP_PERFTEST] = "perftest",
 		};
-		const char *ulp = pr[p].ulp >= 0 && pr[p].ulp <= IW_ULP_PERFTEST_READ ? ulps[pr[p].ulp] : "?";
+		const char *ulp = pr[p].ulp >= 0 && (size_t)pr[p].ulp < sizeof ulps / sizeof ulps[0] && ulps[pr[p].ulp]
+					  ? ulps[pr[p].ulp]
+					  : "?";
 		if (!iw_ulp_profile_ready(&pr[p]))
 			ulp = "(planned)";
 		fprintf(f, "| %s | %s | `%s` | %s | %zu | %zu |\n", pr[p].name, ulp, pr[p].dut_runs,

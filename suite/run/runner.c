@@ -237,8 +237,19 @@ static void run_task(pool *pl, task *t, iw_driver *drv[2], bool reached)
 			*oc = *o;
 			oc->connect_once = !o->keep_going && !reached;
 			oc->wait = pl->waits && !reached ? &pl->wait : NULL;
+			/* ulp = perftest: the case runs against the mode that provides what it needs, as if
+			 * the configuration had named it, and the driver starts that program. */
+			const iw_ulp_profile *m = iw_ulp_mode_for(iw_ulp_profile_of(&o->dut, t->role), t->c);
+			if (m && m->ulp != o->dut.ulp) {
+				oc->dut.ulp = m->ulp;
+				oc->ulp_picked = true;
+			}
+			iw_driver_set_ulp(drv[t->role], oc->dut.ulp);
 		}
-		iw_exec_case(t->c, t->p, t->role, oc ? oc : o, drv[t->role], r);
+		if (oc || o->dut.ulp != IW_ULP_PERFTEST)
+			iw_exec_case(t->c, t->p, t->role, oc ? oc : o, drv[t->role], r);
+		else
+			r->verdict = IW_ERROR, snprintf(r->reason, sizeof r->reason, "out of memory picking perftest's mode");
 		free(oc);
 	}
 	/* A case the signal cut short has no verdict: it did not finish. */

@@ -39,6 +39,8 @@ typedef struct iw_run_opts {
 	 * connect_timeout. */
 	bool keep_going;
 	bool connect_once;          /* set by the runner per case: its first connection, one attempt */
+	bool ulp_picked;            /* set by the runner per case: dut.ulp is the perftest mode it picked
+				     * under `ulp = perftest` (iw_ulp_mode_for) */
 	/* dut.wait_dut_ms > 0 (--wait-dut, wait_dut =): until a case has reached the DUT, a refused
 	 * connection is retried until that long after the run began (wait_dut.h). wait_dut_how says
 	 * how it was asked for ("--wait-dut 10s"; NULL: the configuration's key), on_wait gets the

@@ -111,7 +111,50 @@ static const iw_ulp_profile profiles[] = {
 		.how = "as perftest-send-client's, the test 5 RDMA Reads of 65536 octets of the harness's buffer, each "
 		       "answered in startup; the client's keys name 65536 octets registered for remote read and write",
 	},
+	{
+		.name = "perftest-server", .ulp = IW_ULP_PERFTEST, .dut_role = IW_ROLE_RESPONDER,
+		.dut_runs = "ib_read_bw, ib_send_bw or ib_write_bw -R, the one each case needs",
+		.provides = IW_CAP_RECV | IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 512, 65536, 65536, 65536 },
+		.startup = IW_ULP_START_PERFTEST,
+		.how = "per case the first of perftest-read-server, perftest-send-server and perftest-write-server that "
+		       "provides all the case needs, started by the exec: command ({perftest}: read, send, write); a "
+		       "case that needs receives and a buffer at once runs under none (no mode has both)",
+	},
+	{
+		.name = "perftest-client", .ulp = IW_ULP_PERFTEST, .dut_role = IW_ROLE_INITIATOR,
+		.dut_runs = "ib_read_bw, ib_send_bw or ib_write_bw -R -F -n 5 HARNESS, the one each case needs",
+		.provides = IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 0, 0, 65536, 65536 },
+		.startup = IW_ULP_START_PERFTEST,
+		.how = "per case the first of perftest-read-client, perftest-send-client and perftest-write-client that "
+		       "provides all the case needs, as perftest-server's",
+	},
 };
+
+/* ulp = perftest's modes, in the order a case takes the first that provides all it needs: read
+ * first, whose buffer is open to both, then send's receives, then write. */
+static const int perftest_modes[] = { IW_ULP_PERFTEST_READ, IW_ULP_PERFTEST_SEND, IW_ULP_PERFTEST_WRITE };
+#define NMODES (sizeof perftest_modes / sizeof perftest_modes[0])
+
+static const iw_ulp_profile *mode_profile(int ulp, int dut_role)
+{
+	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+		if (profiles[i].ulp == ulp && profiles[i].dut_role == dut_role)
+			return &profiles[i];
+	return NULL;
+}
+
+const iw_ulp_profile *iw_ulp_mode_for(const iw_ulp_profile *u, const iw_case *c)
+{
+	if (u->ulp != IW_ULP_PERFTEST)
+		return u;
+	char why[8];
+	for (size_t i = 0; i < NMODES; i++) {
+		const iw_ulp_profile *m = mode_profile(perftest_modes[i], u->dut_role);
+		if (m && !iw_ulp_unmet(c, m, why, sizeof why))
+			return m;
+	}
+	return NULL;
+}
 
 const iw_ulp_profile *iw_ulp_profiles(size_t *n)
 {
@@ -163,9 +206,32 @@ bool iw_case_uses_startup(const iw_case *c)
 	return false;
 }
 
+/* ulp = perftest: why no mode runs c, each mode's first missing need. */
+static bool modes_unmet(const iw_case *c, const iw_ulp_profile *u, char *why, size_t cap)
+{
+	if (iw_ulp_mode_for(u, c))
+		return false;
+	char miss[NMODES][96];
+	size_t first = NMODES;
+	for (size_t i = 0; i < NMODES; i++) {
+		const iw_ulp_profile *m = mode_profile(perftest_modes[i], u->dut_role);
+		miss[i][0] = '\0';
+		if (m)
+			iw_needs_unmet(c->needs & ~(unsigned)IW_CAP_CONFIG, &c->amounts, m->provides, &m->amounts, miss[i],
+				       sizeof miss[i]);
+		if (first == NMODES && miss[i][0])
+			first = i;
+	}
+	snprintf(why, cap, "needs %s: no program of perftest's provides all it needs (ib_read_bw lacks %s, ib_send_bw %s, "
+		 "ib_write_bw %s; ulp profile %s)", first < NMODES ? miss[first] : "?", miss[0], miss[1], miss[2], u->name);
+	return true;
+}
+
 bool iw_ulp_unmet(const iw_case *c, const iw_ulp_profile *u, char *why, size_t cap)
 {
 	char miss[96];
+	if (u->ulp == IW_ULP_PERFTEST)
+		return modes_unmet(c, u, why, cap);
 	if (u->startup == IW_ULP_START_PLANNED) {
 		snprintf(why, cap, "ulp profile %s: %s", u->name, u->why_not);
 		return true;

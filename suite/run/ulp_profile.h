@@ -77,6 +77,11 @@ bool iw_ulp_unmet(const iw_case *c, const iw_ulp_profile *u, char *why, size_t c
  * own code's, which the wire does not show to be the stack's. */
 bool iw_ulp_runs_tool(const iw_ulp_profile *u);
 
+/* The profile c runs against under u: u itself, but under `ulp = perftest` (perftest-server,
+ * perftest-client) the first of perftest's modes (read, send, write) that provides all c needs,
+ * or NULL when none does (iw_ulp_unmet then says what each lacks). */
+const iw_ulp_profile *iw_ulp_mode_for(const iw_ulp_profile *u, const iw_case *c);
+
 /* Whether c opens a connection with `startup` (the profile's way to full operation). */
 bool iw_case_uses_startup(const iw_case *c);
 
