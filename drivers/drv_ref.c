@@ -28,6 +28,7 @@ static int ref_perftest_mode(int ulp)
 	return ulp == IW_ULP_PERFTEST_SEND    ? IW_REF_PERFTEST_SEND
 	       : ulp == IW_ULP_PERFTEST_WRITE ? IW_REF_PERFTEST_WRITE
 	       : ulp == IW_ULP_PERFTEST_READ  ? IW_REF_PERFTEST_READ
+	       : ulp == IW_ULP_PERFTEST_SEND_LAT ? IW_REF_PERFTEST_SEND_LAT
 					      : IW_REF_PERFTEST_OFF;
 }
 

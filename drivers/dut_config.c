@@ -329,26 +329,25 @@ static int set_ulp(iw_dut_config *c, const char *v, iw_err *e)
 			{ "rping", IW_ULP_RPING }, { "perftest-send", IW_ULP_PERFTEST_SEND },
 			{ "perftest-write", IW_ULP_PERFTEST_WRITE }, { "perftest-read", IW_ULP_PERFTEST_READ },
 			{ "perftest", IW_ULP_PERFTEST },
+			{ "perftest-send-lat", IW_ULP_PERFTEST_SEND_LAT },
 		};
 		int ulp = -1;
 		for (size_t i = 0; i < sizeof apps / sizeof apps[0]; i++)
 			if (!strcmp(v, apps[i].name))
 				ulp = apps[i].ulp;
 		if (ulp < 0)
-			return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector (iwspec-reflector), rping "
-				       "(rdma-core's rping, docs/rping.md), perftest-send, perftest-write, perftest-read "
-				       "(ib_send_bw, ib_write_bw, ib_read_bw -R), perftest (the one each case needs: "
-				       "docs/ulp-profiles.md) or none", v);
+			return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector, rping "
+				       "(docs/rping.md), perftest-send, perftest-write, perftest-read (ib_*_bw -R), perftest (the "
+				       "one each case needs), perftest-send-lat (ib_send_lat -R -s 65536) or none: docs/ulp-profiles.md", v);
 		if (c->reflector_set && c->reflector)
 			return iw_errf(e, IW_EINVAL, "ulp = %s contradicts reflector = yes: a DUT that runs %s runs "
 				       "no reflector (drop one of the two lines)", v, v);
 		c->ulp = ulp;
 		c->reflector = false;
 	} else {
-		return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector (iwspec-reflector), rping "
-			       "(rdma-core's rping, docs/rping.md), perftest-send, perftest-write, perftest-read "
-			       "(ib_send_bw, ib_write_bw, ib_read_bw -R), perftest (the one each case needs: "
-			       "docs/ulp-profiles.md) or none", v);
+		return iw_errf(e, IW_EINVAL, "bad value '%s' for ulp: use reflector, rping "
+			       "(docs/rping.md), perftest-send, perftest-write, perftest-read (ib_*_bw -R), perftest (the "
+			       "one each case needs), perftest-send-lat (ib_send_lat -R -s 65536) or none: docs/ulp-profiles.md", v);
 	}
 	if (!c->reflector && !c->reject_set)
 		c->reject = false;

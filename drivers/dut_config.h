@@ -7,10 +7,12 @@
  *   profile = rddp-mpa-01 | rfc5044 | rfc6581 | culley-mpa-02
  *   mpa_revision = N          markers = yes|no       crc = required | optional-off (admin no-CRC mode)
  *   private_data_limit = N    reflector = yes|no     reject = yes|no (can be told to reject)
- *   ulp = reflector | rping | none | perftest-send | perftest-write | perftest-read | perftest
+ *   ulp = reflector | rping | none | perftest-send | perftest-write | perftest-read | perftest |
+ *         perftest-send-lat
  *                             (rping: rdma-core's rping is the application, docs/rping.md;
  *                             perftest-*: ib_*_bw -R, docs/ulp-profiles.md; perftest: the one
- *                             of the three each case needs, started per case: {perftest})
+ *                             of the three each case needs, started per case: {perftest};
+ *                             perftest-send-lat: ib_send_lat -R -s 65536)
  *   rping_size = 64           (ulp = rping: the -S the DUT's rping runs with, 26 to 65535)
  *   connect_timeout = 5s      case_timeout = 10s     close_timeout = 5s
  *   exec_host = ADDR          ({host} of exec: commands: where the listening side is; 127.0.0.1)
@@ -59,7 +61,8 @@ typedef struct iw_disabled_case {
 
 /* The application the DUT runs for the full-operation cases (`ulp =`; docs/ulp-profiles.md). */
 enum iw_ulp { IW_ULP_REFLECTOR, IW_ULP_RPING, IW_ULP_NONE, IW_ULP_PERFTEST_SEND, IW_ULP_PERFTEST_WRITE, IW_ULP_PERFTEST_READ,
-	      IW_ULP_PERFTEST /* any of the three: per case the one whose profile meets its needs */ };
+	      IW_ULP_PERFTEST /* any of the three: per case the one whose profile meets its needs */,
+	      IW_ULP_PERFTEST_SEND_LAT /* ib_send_lat's server: answers each Send */ };
 
 typedef struct iw_dut_config {
 	char dut[512];              /* "ref", "tcp:HOST:PORT", "exec:COMMAND" */

@@ -12,7 +12,10 @@
  * with the access of the mode, vaddr at its second half as perftest gives it. Each connection
  * keeps receives posted: ib_send_bw's server receives of 65536 octets, as many as the engine's
  * sink holds (32; perftest posts 512), the others the one receive of 56 octets of the comm
- * connection. A message the flow does not expect ends the connection, as perftest exits. A
+ * connection. ib_send_lat's server (-s 65536) posts the same receives as ib_send_bw's and answers
+ * each Send of its test connection with one Send of 65536 octets of its buffer (run_iter_lat_send:
+ * a receive completed, then one Send posted), never its payload. A message the flow does not
+ * expect ends the connection, as perftest exits. A
  * connection the built-in DUT dialled (the initiator role) is perftest's client's instead
  * (ref_perftest_client.c), with the same buffer and keys.
  */
@@ -33,7 +36,8 @@
 void rs_perftest_config(const rconn *c, iw_conn_config *cfg)
 {
 	/* The client (ref_perftest_client.c) posts receives on its comm connection only. */
-	if (c->o.perftest == IW_REF_PERFTEST_SEND && c->o.role != IW_ROLE_INITIATOR) {
+	bool sends = c->o.perftest == IW_REF_PERFTEST_SEND || c->o.perftest == IW_REF_PERFTEST_SEND_LAT;
+	if (sends && c->o.role != IW_ROLE_INITIATOR) {
 		cfg->recv_buffers = PT_RECVS;
 		cfg->recv_buffer_size = IW_PERFTEST_SIZE;
 	} else {
@@ -49,8 +53,8 @@ int rs_perftest_register(iw_ref_server *s, rconn *c, iw_err *e)
 		s->pt_mem = calloc(1, 2 * PT_HALF);
 	if (!s->pt_mem)
 		return iw_errf(e, IW_ENOSPC, "out of memory");
-	/* ib_send_bw's buffer is registered for local write only: its STag names nothing the peer
-	 * may reach. */
+	/* ib_send_bw's and ib_send_lat's buffer is registered for local write only: its STag names
+	 * nothing the peer may reach. */
 	unsigned acc = c->o.perftest == IW_REF_PERFTEST_WRITE  ? IW_ACCESS_REMOTE_WRITE
 		       : c->o.perftest == IW_REF_PERFTEST_READ ? IW_ACCESS_REMOTE_READ | IW_ACCESS_REMOTE_WRITE
 							       : 0;
@@ -122,6 +126,17 @@ static void answer(iw_ref_server *s, rconn *c, const uint8_t *msg, size_t n)
 	p->step++;
 }
 
+/* A Send delivered on a test connection: ib_send_lat's server answers it with one Send of -s
+ * octets of its own buffer (whatever it holds: perftest never fills it); the bw servers answer
+ * nothing. */
+static void answer_test(iw_ref_server *s, rconn *c)
+{
+	iw_err e;
+	if (c->o.perftest == IW_REF_PERFTEST_SEND_LAT &&
+	    iw_conn_send(c->model, IW_OP_SEND, s->pt_mem, IW_PERFTEST_SIZE, &e) != IW_OK)
+		fail(s, c, e.msg);
+}
+
 void rs_perftest_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev)
 {
 	rs_perftest *p = &c->pt;
@@ -129,12 +144,17 @@ void rs_perftest_event(iw_ref_server *s, rconn *c, const iw_conn_event *ev)
 		rs_perftest_client_event(s, c, ev);
 		return;
 	}
-	if (ev->kind != IW_EV_SEND || p->test || c->app_close)
+	if (ev->kind != IW_EV_SEND || c->app_close)
 		return;
+	if (p->test) {
+		answer_test(s, c);
+		return;
+	}
 	if (!p->comm) {
 		int v = ev->len == IW_PERFTEST_VERSION_LEN ? iw_perftest_version_parse(ev->data) : -1;
 		if (v < 0) {
-			p->test = true;     /* a test connection: its Sends are ib_send_bw's data */
+			p->test = true;     /* a test connection: its Sends are the client's test data */
+			answer_test(s, c);
 			return;
 		}
 		p->comm = true;

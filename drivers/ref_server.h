@@ -46,8 +46,10 @@
 #define IW_REF_STAG_LEN     65536u
 #define IW_REF_REJECT_PD    "REJECTME"
 
-/* perftest's bw tests the built-in DUT serves (ref_perftest.c). */
-enum iw_ref_perftest { IW_REF_PERFTEST_OFF, IW_REF_PERFTEST_SEND, IW_REF_PERFTEST_WRITE, IW_REF_PERFTEST_READ };
+/* perftest's tests the built-in DUT serves (ref_perftest.c): the bw tests, and ib_send_lat's
+ * server, which answers each Send of its test connection with one of its own. */
+enum iw_ref_perftest { IW_REF_PERFTEST_OFF, IW_REF_PERFTEST_SEND, IW_REF_PERFTEST_WRITE, IW_REF_PERFTEST_READ,
+		       IW_REF_PERFTEST_SEND_LAT };
 
 typedef struct iw_ref_options {
 	const iw_profile *profile;
@@ -63,7 +65,8 @@ typedef struct iw_ref_options {
 				     * (docs/rping.md): server as responder, client (-C 2) as initiator */
 	uint32_t rping_size;        /* rping's -S, its buffers' length; 0: its default, 64 */
 	int perftest;               /* enum iw_ref_perftest: the application is perftest's server
-				     * (ib_*_bw -R, suite/engine/perftest_msg.h) instead of the reflector */
+				     * (ib_*_bw -R, ib_send_lat -R -s 65536, suite/engine/perftest_msg.h)
+				     * instead of the reflector */
 	bool reject_pd;             /* reflector: a Request carrying the private data "REJECTME" gets
 				     * R=1 (MPA-6.1-R2c: the application finds the PD unacceptable) */
 	uint8_t pd[IW_REF_PD_MAX];  /* private data of our Request or Reply */

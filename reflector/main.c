@@ -53,7 +53,8 @@ static const char usage[] =
 	"  --perftest MODE     with --via: the agent runs perftest's server `ib_MODE_bw -R` (MODE send,\n"
 	"                      write or read) on --listen's port, or its client `ib_MODE_bw -R -F -n 5`\n"
 	"                      to --connect's target, instead (the perftest profiles,\n"
-	"                      docs/ulp-profiles.md); its error exits become 0 as rping's\n"
+	"                      docs/ulp-profiles.md); its error exits become 0 as rping's;\n"
+	"                      MODE send-lat, with --listen only: `ib_send_lat -R -s 65536`\n"
 	"  --quiet             print errors only\n"
 	"  --help, --version\n"
 	"\n"
@@ -176,8 +177,9 @@ int main(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "--perftest") && i + 1 < argc) {
 			const char *m = argv[++i];
-			if (strcmp(m, "send") && strcmp(m, "write") && strcmp(m, "read")) {
-				fprintf(stderr, "iwspec-reflector: --perftest takes send, write or read, not '%s'\n%s", m, usage);
+			if (strcmp(m, "send") && strcmp(m, "write") && strcmp(m, "read") && strcmp(m, "send-lat")) {
+				fprintf(stderr, "iwspec-reflector: --perftest takes send, write, read or send-lat, not '%s'\n%s",
+					m, usage);
 				return 2;
 			}
 			snprintf(app_buf, sizeof app_buf, "perftest-%s", m);

@@ -13,6 +13,9 @@
  *                      perftest-MODE-listen PORT  (run perftest's server `ib_MODE_bw -R -p PORT`,
  *                                                MODE send, write or read: the perftest profiles,
  *                                                docs/ulp-profiles.md; it serves one client)
+ *                      perftest-send-lat-listen PORT  (run ib_send_lat's server `ib_send_lat -R
+ *                                                -s 65536 -p PORT`: the perftest-send-lat profile,
+ *                                                which answers each Send with one of its own)
  *                      perftest-MODE-connect HOST PORT  (run perftest's client `ib_MODE_bw -R -F -n 5
  *                                                -p PORT HOST` against the harness: the
  *                                                initiator role)
@@ -59,7 +62,8 @@ typedef struct request {
 	char host[72];
 	char port[8];
 	bool rping;
-	char perftest[8];           /* perftest's server: "send", "write" or "read"; "" otherwise */
+	char perftest[12];          /* perftest's test: "send", "write", "read" (ib_MODE_bw) or "send-lat"
+				     * (ib_send_lat); "" otherwise */
 	char mark[128];             /* not empty: a `mark` request, nothing is run */
 } request;
 
@@ -92,8 +96,9 @@ static int read_request(int cfd, request *rq, iw_err *e)
 	rq->rping = !strncmp(line, "rping-", 6);
 	const char *l = rq->rping ? line + 6 : line;
 	rq->perftest[0] = 0;
-	static const char *const pt[] = { "send", "write", "read" };
-	for (size_t i = 0; i < 3 && !strncmp(line, "perftest-", 9); i++) {
+	/* "send-lat" before "send", which is its prefix. */
+	static const char *const pt[] = { "send-lat", "send", "write", "read" };
+	for (size_t i = 0; i < 4 && !rq->perftest[0] && !strncmp(line, "perftest-", 9); i++) {
 		size_t k = strlen(pt[i]);
 		if (!strncmp(line + 9, pt[i], k) && line[9 + k] == '-') {
 			strcpy(rq->perftest, pt[i]);
@@ -103,12 +108,15 @@ static int read_request(int cfd, request *rq, iw_err *e)
 	if (sscanf(l, "listen %15s %c", p, &extra) != 1 && sscanf(l, "connect %79s %15s %c", h, p, &extra) != 2)
 		return iw_errf(e, -1, "expected 'connect HOST PORT', 'listen PORT' (each may be prefixed 'rping-'), "
 			       "'perftest-MODE-listen PORT', 'perftest-MODE-connect HOST PORT' (MODE send, write, "
-			       "read) or 'mark TEXT'");
+			       "read), 'perftest-send-lat-listen PORT' or 'mark TEXT'");
 	/* A host name or address and a port number, nothing a shell or option parser could misread. */
 	unsigned long port = strtoul(p, NULL, 10);
 	if (h[0] == '-' || strspn(h, "0123456789abcdefABCDEF.:-_[]") != strlen(h) || strspn(p, "0123456789") != strlen(p) ||
 	    strlen(h) >= sizeof rq->host || strlen(p) >= sizeof rq->port || port == 0 || port > 65535)
 		return iw_errf(e, -1, "'%s %s' is not an address and a port", h, p);
+	if (!strcmp(rq->perftest, "send-lat") && h[0])
+		return iw_errf(e, -1, "perftest-send-lat-connect: ib_send_lat's client is not run (it would provide nothing "
+			       "ib_send_bw's does not: docs/ulp-profiles.md); use perftest-send-connect");
 	strcpy(rq->host, h);
 	strcpy(rq->port, p);
 	return 0;
@@ -202,7 +210,12 @@ static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 			 * time a case cannot tell from siw's own close. */
 			char prog[16];
 			snprintf(prog, sizeof prog, "ib_%s_bw", rq.perftest);
-			if (rq.host[0])
+			/* ib_send_lat's server with -s 65536 (its default is 2: the profile's receives
+			 * are 64 KiB), answering each Send with one of its own (the perftest-send-lat
+			 * profile). No client of it: it would provide nothing ib_send_bw's does not. */
+			if (!strcmp(rq.perftest, "send-lat"))
+				execlp("ib_send_lat", "ib_send_lat", "-R", "-s", "65536", "-p", rq.port, (char *)NULL);
+			else if (rq.host[0])
 				execlp(prog, prog, "-R", "-F", "-n", "5", "-p", rq.port, rq.host, (char *)NULL);
 			else
 				execlp(prog, prog, "-R", "-p", rq.port, (char *)NULL);

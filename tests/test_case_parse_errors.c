@@ -88,7 +88,7 @@ TEST(case_parse_err_other_headers)
 	FAILS("needs: markers wings\n", "t.iwt:1: ", "unknown capability 'wings'");
 	/* The old catch-all is no capability: the message lists the ones there are. */
 	FAILS("needs: reflector\n", "t.iwt:1: ", "unknown capability 'reflector' (known: markers crc-off reject pd rping "
-	      "recv write-stag read-stag echo greeting shared-buffer second-conn dut-send dut-read dut-write)");
+	      "recv write-stag read-stag echo greeting shared-buffer second-conn dut-send dut-read dut-write answer)");
 	FAILS("needs: recv\n", "t.iwt:1: ", "recv takes a value: recv=NxS");
 	FAILS("needs: echo=1\n", "t.iwt:1: ", "echo takes no value");
 	FAILS("needs: recv=8\n", "t.iwt:1: ", "recv=8: write recv=NxS");

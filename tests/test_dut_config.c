@@ -594,6 +594,14 @@ TEST(dut_config_ulp)
 	CHECK_EQ(iw_dut_config_set(&c, "ulp", "none", &e), IW_OK);
 	CHECK(!c.reflector);
 	CHECK_EQ(c.ulp, IW_ULP_NONE);
+
+	/* ib_send_lat's server, and the message naming it among the choices. */
+	iw_dut_config_default(&c);
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "perftest-send-lat", &e), IW_OK);
+	CHECK_EQ(c.ulp, IW_ULP_PERFTEST_SEND_LAT);
+	CHECK(!c.reflector);
+	CHECK_EQ(iw_dut_config_set(&c, "ulp", "perftest-send-latency", &e), IW_EINVAL);
+	CHECK(has(e.msg, "perftest-send-lat (ib_send_lat -R -s 65536) or none: docs/ulp-profiles.md"));
 }
 
 /* ulp = perftest: the program each case needs, which only the built-in DUT and an exec: command

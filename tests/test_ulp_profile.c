@@ -44,14 +44,48 @@ TEST(needs_values_parsed)
 
 TEST(needs_names_round_trip)
 {
-	for (unsigned bit = 1; bit <= IW_CAP_DUT_WRITE; bit <<= 1) {
+	for (unsigned bit = 1; bit <= IW_CAP_ANSWER; bit <<= 1) {
 		const char *n = iw_needs_name(bit);
 		CHECK(n != NULL);
 		if (n)
 			CHECK_EQ(iw_needs_bit(n, strlen(n)), bit);
 	}
-	CHECK(iw_needs_name(IW_CAP_DUT_WRITE << 1) == NULL);
+	CHECK(iw_needs_name(IW_CAP_ANSWER << 1) == NULL);
 	CHECK_EQ(iw_needs_bit("reflector", 9), 0);
+}
+
+/* `answer` is a capability of its own: the reflector's echo answers too, ib_send_lat's server
+ * answers without echoing, and a case that needs the echo is not run where only an answer comes. */
+TEST(needs_answer)
+{
+	iw_case *c = parse("needs: recv=1x16 answer", "startup\nsend send data=\"a\"\nexpect send data=\"a\"\n");
+	iw_case *e = parse("needs: recv=1x16 echo", "startup\nsend send data=\"a\"\nexpect send data=\"a\"\n");
+	if (!c || !e)
+		goto out;
+	CHECK_EQ(c->needs, IW_CAP_RECV | IW_CAP_ANSWER);
+	CHECK_EQ(iw_needs_bit("answer", 6), IW_CAP_ANSWER);
+	char buf[96];
+	CHECK_STR(iw_needs_text(c->needs, &c->amounts, buf, sizeof buf), "recv=1x16 answer");
+	const iw_ulp_profile *lat = iw_ulp_profile_find("perftest-send-lat-server");
+	const iw_ulp_profile *refl = iw_ulp_profile_find("reflector"), *bw = iw_ulp_profile_find("perftest-send-server");
+	CHECK(lat && refl && bw);
+	if (!lat || !refl || !bw)
+		goto out;
+	CHECK(!iw_ulp_unmet(c, lat, buf, sizeof buf));
+	CHECK(!iw_ulp_unmet(c, refl, buf, sizeof buf));
+	CHECK(iw_ulp_unmet(c, bw, buf, sizeof buf));
+	CHECK(strstr(buf, "needs answer: the DUT runs ib_send_bw -R") == buf);
+	CHECK(iw_ulp_unmet(e, lat, buf, sizeof buf));
+	CHECK(strstr(buf, "needs echo: the DUT runs ib_send_lat -R -s 65536") == buf);
+	/* Where the DUT's MSN stands after startup: the reflector's greeting and echo, ib_send_lat's
+	 * answer alone (exec_receive.c translates a case's `expect send msn=` by the difference). */
+	CHECK_EQ(refl->dut_next_msn, IW_ULP_REFLECTOR_NEXT_MSN);
+	CHECK_EQ(lat->dut_next_msn, 2);
+	CHECK_EQ(lat->amounts.recv_n, 512);
+	CHECK_EQ(lat->amounts.recv_size, 65536);
+out:
+	iw_case_free(c);
+	iw_case_free(e);
 }
 
 TEST(needs_unmet_amounts)
@@ -101,6 +135,16 @@ TEST(ulp_profile_of_config)
 	 * profile is selectable and runs its startup. */
 	CHECK_EQ(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)->startup, IW_ULP_START_PERFTEST);
 	CHECK(iw_ulp_profile_ready(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR)));
+	/* ib_send_lat: its server is a profile; its client is none (it would give nothing ib_send_bw's
+	 * does not), and is never another profile's startup: every case SKIPs, saying why. */
+	d = dut(IW_ULP_PERFTEST_SEND_LAT, false);
+	CHECK_STR(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->name, "perftest-send-lat-server");
+	CHECK_EQ(iw_ulp_profile_of(&d, IW_ROLE_RESPONDER)->startup, IW_ULP_START_PERFTEST);
+	const iw_ulp_profile *lc = iw_ulp_profile_of(&d, IW_ROLE_INITIATOR);
+	CHECK_STR(lc->name, "perftest-send-lat-client");
+	CHECK(!iw_ulp_profile_ready(lc));
+	CHECK(strstr(lc->why_not, "use ulp = perftest-send") != NULL);
+	CHECK(iw_ulp_profile_find("perftest-send-lat-client") == NULL);
 	size_t n;
 	const iw_ulp_profile *all = iw_ulp_profiles(&n);
 	CHECK(n >= 5);

@@ -41,7 +41,11 @@
 # perftest-send-initiator, perftest-write-initiator, perftest-read-initiator. make test leaves it
 # out (INTEROP_SKIP_PASSES, set by tools/test-all.sh), to stay within its time.
 #
-#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|perftest-any|perftest-initiator|perftest-MODE-initiator|patched|fuzz-smoke]...
+# After it, on the same guest: perftest-send-lat, ib_send_lat's server on siw (`ib_send_lat -R -s
+# 65536`, which answers each Send it receives with one of its own: duts/linux-siw-perftest-send-lat.conf);
+# make test leaves it out too.
+#
+#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|perftest-any|perftest-initiator|perftest-MODE-initiator|perftest-send-lat|patched|fuzz-smoke]...
 set -u
 DIR=$(cd "$(dirname "$0")/.." && pwd)
 cd "$DIR" || exit 2
@@ -51,9 +55,9 @@ NETNS=${IWSPEC_NETNS:-iwspec-siw}
 # console apart too.
 OUT=out/interop/linux-siw${IWSPEC_NETNS:+-$IWSPEC_NETNS}
 CONSOLE=$(sh tools/siw-guest/boot.sh --run-dir)/console.log
-PASSES=${*:-responder initiator rping-responder rping-initiator perftest perftest-any perftest-initiator findings fuzz-smoke patched}
+PASSES=${*:-responder initiator rping-responder rping-initiator perftest perftest-any perftest-initiator perftest-send-lat findings fuzz-smoke patched}
 # make test leaves out what its time cannot hold (tools/test-all.sh: perftest-initiator, 37 to 66 s;
-# perftest-any, whose cases the three server passes judge already).
+# perftest-any, whose cases the three server passes judge already; perftest-send-lat).
 if [ $# -eq 0 ] && [ -n "${INTEROP_SKIP_PASSES:-}" ]; then
 	kept=
 	for p in $PASSES; do
@@ -65,7 +69,7 @@ if [ $# -eq 0 ] && [ -n "${INTEROP_SKIP_PASSES:-}" ]; then
 	PASSES=$kept
 fi
 # The passes whose guest the next pass may reuse (see 2. above).
-LEAVE_CLEAN="rping-responder rping-initiator perftest perftest-send perftest-write perftest-read perftest-any perftest-initiator perftest-send-initiator perftest-write-initiator perftest-read-initiator"
+LEAVE_CLEAN="rping-responder rping-initiator perftest perftest-send perftest-write perftest-read perftest-any perftest-initiator perftest-send-initiator perftest-write-initiator perftest-read-initiator perftest-send-lat"
 JOBS=${INTEROP_JOBS:-8}
 # The perftest passes start a perftest server per connection (two or three per case, each
 # through the agent) where the reflector passes start one listener per case.
@@ -335,6 +339,10 @@ for pass in $PASSES; do
 	# iwspec its server: by name only. The MPA startup cases are disabled, as under the servers.
 	perftest-send-initiator|perftest-write-initiator|perftest-read-initiator) conf=duts/linux-siw-$pass.conf; sel= ;;
 	perftest-initiator) conf=; sel= ;;
+	# ib_send_lat's server on siw (ib_send_lat -R -s 65536 through the agent, one per connection),
+	# which answers each Send with one of its own: the cases that need only delivery shown
+	# (`answer`) run too. After perftest-initiator, on its guest; make test leaves it out.
+	perftest-send-lat) conf=duts/linux-siw-$pass.conf; sel= ;;
 	findings)
 		# The F3 cases, alone, from the responder configuration without their disable lines.
 		sel=$(sed -n 's/^disable = \([^ ]*\) : F3 .*/\1/p' duts/linux-siw.conf | tr '\n' ',' | sed 's/,$//')
@@ -347,7 +355,7 @@ for pass in $PASSES; do
 	# By hand: the patched pass's cases on siw.ko, against the unpatched verdicts the case list
 	# keeps (to check that list after the judge changed).
 	unpatched) conf=duts/linux-siw.conf; sel= ;;
-	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, perftest (the next three at once), perftest-send, perftest-write, perftest-read, perftest-any (ulp = perftest: each case its mode), perftest-initiator (perftest-MODE-initiator side by side), patched, unpatched or fuzz-smoke" >&2; exit 2 ;;
+	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, perftest (the next three at once), perftest-send, perftest-write, perftest-read, perftest-any (ulp = perftest: each case its mode), perftest-initiator (perftest-MODE-initiator side by side), perftest-send-lat, patched, unpatched or fuzz-smoke" >&2; exit 2 ;;
 	esac
 	tb=$(now)
 	reuse=no

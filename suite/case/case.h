@@ -59,6 +59,9 @@ enum iw_cap {
 	IW_CAP_DUT_SEND = 1u << 12,     /* dut-send: the DUT Sends on its own (the greeting, rping's advertisement) */
 	IW_CAP_DUT_READ = 1u << 13,     /* dut-read: the DUT makes RDMA Read Requests of a buffer advertised to it */
 	IW_CAP_DUT_WRITE = 1u << 14,    /* dut-write: the DUT RDMA Writes into a buffer advertised to it */
+	IW_CAP_ANSWER = 1u << 15,       /* answer: each Send delivered on QN 0 is answered by one Send of the
+					 * application's own (not its payload); startup delivered one. The echo
+					 * is an answer too: a case that judges only delivery names this */
 };
 
 /* The capabilities of the DUT configuration; every other bit is the application's. */

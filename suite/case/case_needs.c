@@ -12,13 +12,13 @@
 /* The capabilities in enum iw_cap bit order, and the same as one string for messages. */
 static const char *const cap_names[] = {
 	"markers", "crc-off", "reject", "pd", "rping", "recv", "write-stag", "read-stag", "echo", "greeting",
-	"shared-buffer", "second-conn", "dut-send", "dut-read", "dut-write",
+	"shared-buffer", "second-conn", "dut-send", "dut-read", "dut-write", "answer",
 };
 const char iw_schema_caps[] = "markers crc-off reject pd rping recv write-stag read-stag echo greeting shared-buffer "
-			      "second-conn dut-send dut-read dut-write";
+			      "second-conn dut-send dut-read dut-write answer";
 
 #define NCAPS (sizeof cap_names / sizeof cap_names[0])
-_Static_assert(1u << (NCAPS - 1) == IW_CAP_DUT_WRITE, "cap_names follows enum iw_cap");
+_Static_assert(1u << (NCAPS - 1) == IW_CAP_ANSWER, "cap_names follows enum iw_cap");
 
 unsigned iw_needs_bit(const char *name, size_t n)
 {

@@ -30,7 +30,7 @@ static void serve_usage(FILE *f)
 	fprintf(f,
 		"usage: iwspec serve [--port N] [--host H] [--profile P] [--role responder|initiator]\n"
 		"                    [--markers] [--crc-off] [--reject] [--no-reflector] [--no-greeting] [--rping]\n"
-		"                    [--perftest send|write|read]\n"
+		"                    [--perftest send|write|read|send-lat]\n"
 		"                    [--pd TEXT] [--base-to TO]\n"
 		"                    [--once] [--hostile MODE] [--mutant NAME]\n"
 		"                    [--startup-timeout DUR] [--idle-timeout DUR] [--quiet]\n"
@@ -60,7 +60,8 @@ static void serve_usage(FILE *f)
 		"                       responder, rping -c -S 64 -C 2 as an initiator (docs/rping.md)\n"
 		"  --perftest MODE      play perftest's ib_MODE_bw -R (send, write or read) instead of the\n"
 		"                       reflector: its server as a responder, its client as an initiator\n"
-		"                       (docs/ulp-profiles.md)\n"
+		"                       (docs/ulp-profiles.md); send-lat: ib_send_lat -R -s 65536's server,\n"
+		"                       which answers each Send with one of its own (a responder only)\n"
 		"  --pd TEXT            private data for its Request or Reply (at most %d octets)\n"
 		"  --base-to TO         the reflector's buffer starts at this TO (default 0), as on a\n"
 		"                       device that registers memory at its virtual address\n"
@@ -145,13 +146,14 @@ int cmd_serve(int argc, char **argv)
 			o.reflector = false;
 		} else if ((v = opt_value(argc, argv, &i, "--perftest", &m)) || m) {
 			static const char *const modes[] = { [IW_REF_PERFTEST_SEND] = "send", [IW_REF_PERFTEST_WRITE] = "write",
-							     [IW_REF_PERFTEST_READ] = "read" };
+							     [IW_REF_PERFTEST_READ] = "read", [IW_REF_PERFTEST_SEND_LAT] = "send-lat" };
 			o.perftest = IW_REF_PERFTEST_OFF;
-			for (int k = IW_REF_PERFTEST_SEND; k <= IW_REF_PERFTEST_READ && v; k++)
+			for (int k = IW_REF_PERFTEST_SEND; k <= IW_REF_PERFTEST_SEND_LAT && v; k++)
 				if (!strcmp(v, modes[k]))
 					o.perftest = k;
 			if (o.perftest == IW_REF_PERFTEST_OFF)
-				return usage_error("--perftest takes send, write or read (ib_send_bw, ib_write_bw, ib_read_bw -R), "
+				return usage_error("--perftest takes send, write, read (ib_send_bw, ib_write_bw, ib_read_bw -R) or "
+						   "send-lat (ib_send_lat -R -s 65536), "
 						   "got '%s'", v ? v : "");
 			o.reflector = false;
 		} else if (!strcmp(a, "--once")) {
@@ -217,6 +219,9 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (o.role == IW_ROLE_INITIATOR && (!have_port || o.port == 0))
 		return usage_error("an initiator needs --port: the port to connect to%s", "");
+	/* ib_send_lat's client is no profile (docs/ulp-profiles.md): nothing plays it. */
+	if (o.role == IW_ROLE_INITIATOR && o.perftest == IW_REF_PERFTEST_SEND_LAT)
+		return usage_error("--perftest send-lat plays ib_send_lat's server: a responder only%s", "");
 	/* The reflector contract (docs/reflector.md): the first Send advertises the buffer, at once
 	 * for an initiator (A39), after the peer's first FPDU for a responder (MPA-6.1-R4), as the
 	 * ref driver's DUT does. */

@@ -59,6 +59,7 @@ void iw_ulp_table_write(FILE *f, const iw_catalog *cat)
 			[IW_ULP_REFLECTOR] = "reflector", [IW_ULP_RPING] = "rping", [IW_ULP_NONE] = "none",
 			[IW_ULP_PERFTEST_SEND] = "perftest-send", [IW_ULP_PERFTEST_WRITE] = "perftest-write",
 			[IW_ULP_PERFTEST_READ] = "perftest-read", [IW_ULP_PERFTEST] = "perftest",
+			[IW_ULP_PERFTEST_SEND_LAT] = "perftest-send-lat",
 		};
 		const char *ulp = pr[p].ulp >= 0 && (size_t)pr[p].ulp < sizeof ulps / sizeof ulps[0] && ulps[pr[p].ulp]
 					  ? ulps[pr[p].ulp]

@@ -19,8 +19,8 @@
  * for it through rdma_cm only after this), then the client connects the test connection to the
  * same port (no private data of perftest's), and then each side's keys four times more as one
  * Send of the 56-octet struct, network order (the first of them still zero, the last ones with
- * the test connection's buffer; ib_send_bw five times, its last the sync after which its server
- * has posted its receives and its client starts the test):
+ * the test connection's buffer; ib_send_bw and ib_send_lat five times, the last the sync after
+ * which the server has posted its receives and the client starts the test):
  *
  *   0 lid | 4 out_reads | 8 qpn | 12 psn | 16 rkey | 20 (4 octets of padding, not set) |
  *   24 vaddr (8) | 32 gid (16) | 48 srqn | 52 gid_index
@@ -32,6 +32,11 @@
  * the five values of the bandwidth report (size, iters, peak, average, message rate: 8 octets
  * each, network order, from 5.33 on), the keys a last time; ib_send_bw the keys once (it trades
  * reports only in duplex). Then the client disconnects both connections and exits.
+ *
+ * ib_send_lat (-s 2 by default; the harness's profile asks for -s 65536) is ib_send_bw's flow with
+ * a test both sides take part in: its server posts rx_depth receives of -s octets (512, capped at
+ * -n) and answers each Send it receives with one Send of -s octets of its own buffer, -n times
+ * (1000 by default); a receive completed in error ends it.
  */
 #ifndef IW_PERFTEST_MSG_H
 #define IW_PERFTEST_MSG_H
@@ -50,7 +55,8 @@
 #define IW_PERFTEST_RECV_LEN 56         /* the one receive each side keeps posted on the comm connection */
 #define IW_PERFTEST_KEYS_BEFORE 1       /* key exchanges before the test connection (zeros) */
 #define IW_PERFTEST_KEYS_AFTER 4        /* ... and after it, before the test starts */
-#define IW_PERFTEST_SEND_KEYS_AFTER 5   /* ib_send_bw's: one more, once its receives are posted */
+#define IW_PERFTEST_SEND_KEYS_AFTER 5   /* ib_send_bw's and ib_send_lat's: one more, once its
+					 * receives are posted */
 #define IW_PERFTEST_SIZE 65536          /* -s of the bw tests */
 #define IW_PERFTEST_REPORT_LEN 8        /* each value of the bandwidth report after the test */
 #define IW_PERFTEST_REPORTS 5           /* ... of ib_write_bw and ib_read_bw (ib_send_bw: none) */

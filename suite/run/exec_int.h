@@ -365,13 +365,17 @@ void ex_adv_to_model(hconn *h);
 /* exec_perftest.c. Against perftest's server (ulp = perftest-*: suite/engine/perftest_msg.h),
  * before h's connection: its comm connection to the same port, through the startup frames, the
  * version, the system data and the MTU (each a Send each way); after h's startup frames: the keys
- * on the comm connection, four times, and the DUT's become h's advertised buffer.
+ * on the comm connection, four times (five for ib_send_lat, then one Send and its answer on h),
+ * and the DUT's become h's advertised buffer.
  * ex_perftest_msg is `expect perftest`, a Send of the size the comm connection waits for, kept;
+ * ex_perftest_answer is `expect perftest_answer`, ib_send_lat's answer to the startup Send (a
+ * Send of at least -s 65536 octets; a shorter one is a harness error naming the -s to use);
  * ex_perftest_close ends h's comm connection; ex_perftest_end, against a client DUT, first takes
  * it through the end of perftest's flow, so that the client exits. */
 bool ex_perftest_prelude(ctx *x, hconn *h, int64_t timeout_ms);
 bool ex_perftest_keys(ctx *x, int64_t within_ms);
 bool ex_perftest_msg(ctx *x, const iw_step *s, const dut_msg *dm);
+bool ex_perftest_answer(ctx *x, const iw_step *s, const dut_msg *dm);
 void ex_perftest_close(hconn *h);
 void ex_perftest_end(ctx *x, hconn *h);
 

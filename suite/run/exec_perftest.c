@@ -133,6 +133,23 @@ void ex_perftest_end(ctx *x, hconn *h)
 	ex_perftest_close(h);
 }
 
+/* ib_send_lat's answer to the startup Send: any Send of its own, which must be -s 65536 octets
+ * long, as the profile's receives are (docs/ulp-profiles.md). A shorter one is the lab's -s, not
+ * the DUT's fault: the cases would send Sends longer than its receives. */
+bool ex_perftest_answer(ctx *x, const iw_step *s, const dut_msg *dm)
+{
+	if (dm->opcode != IW_OP_SEND)
+		return ex_fail(x, NULL, "expected ib_send_lat's answer to the startup Send (a Send), the DUT sent %s",
+			       iw_rdmap_op(dm->opcode)->name);
+	if (dm->len < IW_PERFTEST_SIZE)
+		return ex_herror(x, "line %d: ib_send_lat answered with %zu octets: it runs with -s %zu, and the cases "
+				 "need its receives of -s %d: run ib_send_lat -R -s %d (docs/ulp-profiles.md)", s->line,
+				 dm->len, dm->len, IW_PERFTEST_SIZE, IW_PERFTEST_SIZE);
+	ex_note(x, "ib_send_lat answered the startup Send with %zu octets of its own in %zu segment%s (MSN %u)", dm->len,
+		dm->nseg, dm->nseg == 1 ? "" : "s", dm->first.msn);
+	return true;
+}
+
 bool ex_perftest_msg(ctx *x, const iw_step *s, const dut_msg *dm)
 {
 	(void)s;
@@ -284,6 +301,23 @@ static bool client_test(ctx *x, int64_t within_ms)
 	return true;
 }
 
+/* Against ib_send_lat's server: one Send, as the reflector's startup sends one, and its answer,
+ * so that a case begins where it begins under the reflector: the harness's next MSN on QN 0 is
+ * 2 and the startup Send was delivered (the DUT's next MSN is 2, not the reflector's 3:
+ * exec_receive.c translates a case's `expect send msn=`). */
+static bool lat_first(ctx *x, int64_t within_ms)
+{
+	static const uint8_t hello[] = STARTUP_PAYLOAD;
+	iw_step st;
+	ex_st_init(&st, IW_STEP_SEND_FPDU, "send", 0);
+	ex_st_bytes(&st, "data", hello, sizeof hello - 1);
+	if (!ex_act_send_fpdu(x, &st))
+		return false;
+	ex_st_init(&st, IW_EXPECT_FPDU, "perftest_answer", 0);
+	ex_st_int(&st, "within", within_ms, IW_ARG_DURATION);
+	return ex_exp_message(x, &st, false);
+}
+
 bool ex_perftest_keys(ctx *x, int64_t within_ms)
 {
 	hconn *h = x->h;
@@ -302,9 +336,12 @@ bool ex_perftest_keys(ctx *x, int64_t within_ms)
 	x->h = comm;
 	bool ok = true;
 	/* ib_send_bw's client sends its test only after a fifth exchange (its server's receives are
-	 * posted by then); its server, against the harness as client, needs only the four. */
-	int times = client_dut && x->o->dut.ulp == IW_ULP_PERFTEST_SEND ? IW_PERFTEST_SEND_KEYS_AFTER
-									   : IW_PERFTEST_KEYS_AFTER;
+	 * posted by then); its server, against the harness as client, needs only the four: its
+	 * receives are posted before it waits for the fifth. ib_send_lat's server needs the fifth
+	 * too (perftest_msg.h): after it, not before, it polls its receives and answers each Send. */
+	bool lat = x->o->dut.ulp == IW_ULP_PERFTEST_SEND_LAT;
+	int times = (client_dut && x->o->dut.ulp == IW_ULP_PERFTEST_SEND) || lat ? IW_PERFTEST_SEND_KEYS_AFTER
+										  : IW_PERFTEST_KEYS_AFTER;
 	for (int i = 0; i < times && ok; i++)
 		ok = exchange(x, b, sizeof b, IW_PERFTEST_KEYS_LEN, within_ms, "keys");
 	x->h = h;
@@ -320,6 +357,8 @@ bool ex_perftest_keys(ctx *x, int64_t within_ms)
 	h->adv_to = k.vaddr;
 	h->adv_len = (uint32_t)(range < UINT32_MAX ? range : UINT32_MAX);
 	ex_adv_to_model(h);
+	if (lat)
+		return lat_first(x, within_ms);
 	if (!client_dut)
 		return true;
 	comm->pt_tested = client_test(x, within_ms);

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "reflector_greeting.h"
+#include "ulp_profile.h"
 
 /* When the DUT's stream fails to decode, tells whether it decodes with the opposite marker
  * setting: then the fault is the DUT's marker negotiation, not its CRC (MPA-6.1.1-M1/M2). */
@@ -373,6 +374,28 @@ void ex_adv_to_model(hconn *h)
 		(void)iw_conn_register_buf(h->model, &b, &e);
 }
 
+/* An `expect send` taken as the application's answer (ex_exp_message): its msn=, written against
+ * the reflector's startup (greeting and echo: the DUT's next MSN 3), checked against u's
+ * startup, and a note saying what was not judged. */
+static bool answer_msn(ctx *x, const iw_step *s, const iw_ulp_profile *u, const dut_msg *dm)
+{
+	const iw_arg *m = iw_step_arg(s, "msn");
+	bool content = iw_step_arg(s, "data") || iw_step_arg(s, "size") || iw_step_arg(s, "len") ||
+		       iw_step_arg(s, "fill") || iw_step_arg(s, "last");
+	if (content)
+		ex_note(x, "line %d: `expect send` taken as the application's answer (ulp profile %s answers, it does not "
+			"echo): a Send of %zu octets in %zu segment%s; its payload and length are not judged", s->line,
+			u->name, dm->len, dm->nseg, dm->nseg == 1 ? "" : "s");
+	if (!m || m->is_pattern_any)
+		return true;
+	int64_t want = m->i - (int64_t)IW_ULP_REFLECTOR_NEXT_MSN + (int64_t)u->dut_next_msn;
+	if (dm->first.msn == want)
+		return true;
+	return ex_fail(x, NULL, "msn=%lld expected (the case's msn=%lld, written against the reflector's startup, which "
+		       "leaves the DUT's next MSN at %d; %s's leaves it at %u), %u seen", (long long)want,
+		       (long long)m->i, IW_ULP_REFLECTOR_NEXT_MSN, u->name, u->dut_next_msn, dm->first.msn);
+}
+
 bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 {
 	if (!x->in_as_model)
@@ -436,6 +459,8 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 		ok = ex_rping_go(x, s, &dm);
 	} else if (!strcmp(s->word, "perftest")) {
 		ok = ex_perftest_msg(x, s, &dm);
+	} else if (!strcmp(s->word, "perftest_answer")) {
+		ok = ex_perftest_answer(x, s, &dm);
 	} else {
 		if (strcmp(s->word, "any") && strcmp(s->word, "fpdu")) {
 			size_t ti = 0;
@@ -445,8 +470,19 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 				ok = ex_fail(x, NULL, "expected %s, the DUT sent %s", iw_rdmap_op(ex_msg_types[ti].opcode)->name,
 					  iw_rdmap_op(dm.opcode)->name);
 		}
-		const iw_arg *d = iw_step_arg(s, "data");
-		const iw_arg *sz = iw_step_arg(s, "size");
+		/* Under a profile that answers each Send and echoes none (ib_send_lat's server), an
+		 * `expect send` of a case that needs only `answer` stands for the one Send the DUT's
+		 * application answers with: it shows the Send was delivered, and its payload and
+		 * length are perftest's, so data=, size=, fill=, len= and last= are not judged (the
+		 * case keeps them for the reflector, whose echo they judge in full), and msn= is
+		 * translated by the difference in the DUT's next MSN after startup. Every FPDU of it
+		 * was judged as any is (ex_read_message). */
+		const iw_ulp_profile *u = iw_ulp_profile_of(&x->o->dut, x->dut_role);
+		bool answer = ok && !strcmp(s->word, "send") && (u->provides & IW_CAP_ANSWER) && !(u->provides & IW_CAP_ECHO);
+		if (answer)
+			ok = answer_msn(x, s, u, &dm);
+		const iw_arg *d = answer ? NULL : iw_step_arg(s, "data");
+		const iw_arg *sz = answer ? NULL : iw_step_arg(s, "size");
 		if (ok && d && !d->is_pattern_any && (d->nbytes != dm.len || memcmp(d->bytes, dm.data, dm.len)))
 			ok = ex_fail(x, "DDP-7.2-03", "payload differs: expected %zu octets, seen %zu in %zu segment%s", d->nbytes,
 				  dm.len, dm.nseg, dm.nseg == 1 ? "" : "s");
@@ -466,13 +502,13 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 					  bad != dm.len ? " with different content" : "");
 		}
 		/* The length alone, the octets unknown (a Read Response of a buffer others share). */
-		const iw_arg *ln = iw_step_arg(s, "len");
+		const iw_arg *ln = answer ? NULL : iw_step_arg(s, "len");
 		if (ok && ln && !ln->is_pattern_any && (size_t)ln->i != dm.len)
 			ok = ex_fail(x, dm.opcode == IW_OP_READ_RESP ? "RFC5040-5.2-03" : "DDP-7.2-03",
 				     "expected %lld payload octets, seen %zu in %zu segment%s", (long long)ln->i, dm.len, dm.nseg,
 				     dm.nseg == 1 ? "" : "s");
 		if (ok && (!ex_pattern_ok(s, "qn", dm.first.qn, why, sizeof why) ||
-			   !ex_pattern_ok(s, "msn", dm.first.msn, why, sizeof why) ||
+			   (!answer && !ex_pattern_ok(s, "msn", dm.first.msn, why, sizeof why)) ||
 			   !ex_pattern_ok(s, "mo", dm.first.mo, why, sizeof why) ||
 			   !ex_pattern_ok(s, "opcode", dm.opcode, why, sizeof why) ||
 			   !ex_pattern_ok(s, "rv", dm.rv, why, sizeof why) || !ex_pattern_ok(s, "dv", dm.first.dv, why, sizeof why) ||
@@ -482,7 +518,7 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			ok = ex_fail(x, NULL, "%s", why);
 		if (ok && dm.opcode == IW_OP_READ_REQ)
 			ok = ex_dut_read_req(x, s, dm.data, dm.len);
-		if (ok && iw_step_arg(s, "last") && ex_arg_i(s, "last", 1) == 1 && dm.nseg != 1)
+		if (ok && !answer && iw_step_arg(s, "last") && ex_arg_i(s, "last", 1) == 1 && dm.nseg != 1)
 			ok = ex_fail(x, NULL, "expected a single-segment message, the DUT used %zu segments", dm.nseg);
 	}
 	if (ok && dm.nseg && iw_step_arg(s, "marker_first") && ex_arg_i(s, "marker_first", -1) >= 0 &&

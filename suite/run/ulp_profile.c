@@ -6,7 +6,10 @@
  * registers and posts with its defaults (suite/engine/perftest_msg.h): ib_send_bw's server keeps
  * rx_depth 512 receives of the message size (65536); the keys a side sends name 65536 octets
  * from their vaddr to the end of its buffer, registered for remote write (ib_write_bw), remote
- * read and, on an iWARP device, remote write (ib_read_bw).
+ * read and, on an iWARP device, remote write (ib_read_bw). ib_send_lat's server (-s 65536) posts
+ * the same receives (rx_depth 512, capped at -n, 1000 by default) and answers each Send it
+ * receives with one of -s octets of its own (run_iter_lat_send), so it shows delivery, not what
+ * was delivered: IW_CAP_ANSWER, not IW_CAP_ECHO.
  */
 #include "ulp_profile.h"
 
@@ -16,15 +19,16 @@
 
 #include "iw_conn.h"
 
-#define REFLECTOR_CAPS (IW_CAP_RECV | IW_CAP_WRITE_STAG | IW_CAP_READ_STAG | IW_CAP_ECHO | IW_CAP_GREETING | \
-			IW_CAP_SHARED | IW_CAP_SECOND_CONN | IW_CAP_DUT_SEND)
+/* The reflector's echo is an answer too (IW_CAP_ANSWER): one Send per Send delivered. */
+#define REFLECTOR_CAPS (IW_CAP_RECV | IW_CAP_WRITE_STAG | IW_CAP_READ_STAG | IW_CAP_ECHO | IW_CAP_ANSWER | \
+			IW_CAP_GREETING | IW_CAP_SHARED | IW_CAP_SECOND_CONN | IW_CAP_DUT_SEND)
 
 static const iw_ulp_profile profiles[] = {
 	{
 		.name = "reflector", .ulp = IW_ULP_REFLECTOR, .dut_role = -1,
 		.dut_runs = "iwspec-reflector --listen / --connect (docs/reflector.md)",
 		.provides = REFLECTOR_CAPS, .amounts = { 8, 65536, 65536, 65536 },
-		.startup = IW_ULP_START_REFLECTOR,
+		.startup = IW_ULP_START_REFLECTOR, .dut_next_msn = IW_ULP_REFLECTOR_NEXT_MSN,
 		.how = "startup sends one Send; the reflector's first Send advertises its 64 KiB buffer (STag, TO, length: "
 		       "the greeting), then it echoes; 8 receives of 64 KiB stay posted; every connection's STag names one "
 		       "memory",
@@ -128,6 +132,28 @@ static const iw_ulp_profile profiles[] = {
 		.how = "per case the first of perftest-read-client, perftest-send-client and perftest-write-client that "
 		       "provides all the case needs, as perftest-server's",
 	},
+	{
+		.name = "perftest-send-lat-server", .ulp = IW_ULP_PERFTEST_SEND_LAT, .dut_role = IW_ROLE_RESPONDER,
+		.dut_runs = "ib_send_lat -R -s 65536", .provides = IW_CAP_RECV | IW_CAP_ANSWER,
+		.amounts = { 512, 65536, 0, 0 }, .startup = IW_ULP_START_PERFTEST, .dut_next_msn = 2,
+		.how = "as perftest-send-server's, the keys five times after the frames (the fifth once its receives "
+		       "are posted, after which it waits for a Send); then startup sends one Send and takes the "
+		       "answer, a Send of 65536 octets of perftest's own (the harness's next MSN on QN 0 is 2, the "
+		       "DUT's 2); the server keeps rx_depth 512 receives of 65536 octets posted and answers each Send "
+		       "delivered with one",
+	},
+};
+
+/* ib_send_lat's client against the harness would post -n 5 receives (perftest's least, so that
+ * startup could take its whole test) and repost none: it provides nothing perftest-send-client
+ * does not. Not a profile of the tables: every case SKIPs saying so, never under another
+ * profile's startup. */
+static const iw_ulp_profile send_lat_client = {
+	.name = "perftest-send-lat-client", .ulp = IW_ULP_PERFTEST_SEND_LAT, .dut_role = IW_ROLE_INITIATOR,
+	.dut_runs = "ib_send_lat -R -n 5 HARNESS", .startup = IW_ULP_START_PLANNED,
+	.why_not = "ib_send_lat's client posts -n 5 receives and reposts none, so it provides nothing ib_send_bw's "
+		   "client does not: use ulp = perftest-send in the initiator role (docs/ulp-profiles.md)",
+	.how = "not a profile: see perftest-send-client",
 };
 
 /* ulp = perftest's modes, in the order a case takes the first that provides all it needs: read
@@ -165,6 +191,8 @@ const iw_ulp_profile *iw_ulp_profiles(size_t *n)
 const iw_ulp_profile *iw_ulp_profile_of(const iw_dut_config *d, int dut_role)
 {
 	int ulp = d->ulp == IW_ULP_REFLECTOR && !d->reflector ? IW_ULP_NONE : d->ulp;
+	if (ulp == IW_ULP_PERFTEST_SEND_LAT && dut_role == IW_ROLE_INITIATOR)
+		return &send_lat_client;
 	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
 		if (profiles[i].ulp == ulp && (profiles[i].dut_role < 0 || profiles[i].dut_role == dut_role))
 			return &profiles[i];

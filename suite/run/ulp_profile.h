@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "case.h"
 #include "dut_config.h"
@@ -46,13 +47,20 @@ typedef struct iw_ulp_profile {
 	enum iw_ulp_startup startup;
 	const char *why_not;        /* IW_ULP_START_NONE: why `startup` cannot run, for the SKIP */
 	const char *how;            /* how a case reaches the capabilities, one sentence for the docs */
+	uint32_t dut_next_msn;      /* a profile that answers (IW_CAP_ANSWER): the DUT's next MSN on QN 0
+				     * after startup (the reflector's 3: greeting and echo); 0 otherwise */
 } iw_ulp_profile;
+
+/* The DUT's next MSN on QN 0 after the reflector's startup, which a case's `expect send msn=`
+ * is written against. */
+#define IW_ULP_REFLECTOR_NEXT_MSN 3
 
 /* Every profile, in the order of docs/ulp-profiles.md; *n gets their number. */
 const iw_ulp_profile *iw_ulp_profiles(size_t *n);
 
 /* The profile of a DUT configuration in a role (enum iw_role): its `ulp`, where `reflector = no`
- * without one says none; never NULL. */
+ * without one says none; never NULL. ib_send_lat's client (`ulp = perftest-send-lat` in the
+ * initiator role) is a profile outside the tables whose cases all SKIP saying why it is not one. */
 const iw_ulp_profile *iw_ulp_profile_of(const iw_dut_config *d, int dut_role);
 
 /* iw_ulp_profile_of's profile as d sizes it, into *out: under `rping_size` other than rping's

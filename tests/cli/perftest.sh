@@ -4,7 +4,8 @@
 # on it after the startup frames): every case whose needs the mode's profile meets runs and
 # PASSes, among them a share of the DDP and RDMAP cases; the same cases FAIL against a DUT that
 # sends no Terminate, so the PASSes are not vacuous; a case that needs more SKIPs naming the
-# capability and the profile; the same for perftest's client on the DUT (the initiator role),
+# capability and the profile; ib_send_lat's server (perftest-send-lat), which answers each Send
+# with one of its own, runs the cases that need only `answer`; the same for perftest's client on the DUT (the initiator role),
 # iwspec playing the server; a bad mode is refused. $IWSPEC names the binary. Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
@@ -49,6 +50,8 @@ r=$(jq -r '.cases[] | select(.id == "rdmap.read.bounds") | "\(.verdict) \(.reaso
 case $r in "SKIP needs read-stag=16: the DUT runs ib_write_bw -R (ulp profile perftest-write-server)"*) ok ;;
 *) bad "rdmap.read.bounds under perftest-write: $r" ;; esac
 r=$(jq -r '.cases[] | select(.id == "ddp.untagged.msn-below-window") | "\(.verdict) \(.reason)"' "$tmp/run-send/results.json")
+case $r in "SKIP needs answer: the DUT runs ib_send_bw -R"*) ok ;; *) bad "an answer case under perftest-send: $r" ;; esac
+r=$(jq -r '.cases[] | select(.id == "ddp.untagged.multi-segment-out-of-order") | "\(.verdict) \(.reason)"' "$tmp/run-send/results.json")
 case $r in "SKIP needs echo: the DUT runs ib_send_bw -R"*) ok ;; *) bad "an echo case under perftest-send: $r" ;; esac
 
 # The MSN one past ib_send_bw's 512 receives (msn=recv+1), and a Send one octet longer than them.
@@ -58,6 +61,85 @@ case $(sent ddp.untagged.msn-no-buffer) in *"MSN=513 MO=0, 9 payload octets") ok
 *) bad "msn-no-buffer under perftest-send: $(sent ddp.untagged.msn-no-buffer)" ;; esac
 case $(sent ddp.untagged.message-longer-than-buffer) in *"L=1 DV=1 QN=0 MSN=1 MO=65464, 73 payload octets") ok ;;
 *) bad "message-longer-than-buffer under perftest-send: $(sent ddp.untagged.message-longer-than-buffer)" ;; esac
+
+# ib_send_lat's server (ulp = perftest-send-lat): the built-in DUT answers each Send of the test
+# connection with one of 65536 octets of its own. Every case its profile runs PASSes; the cases
+# that need only `answer` run there and nowhere under ib_send_bw; a case that judges the echo's
+# content still SKIPs.
+printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-send-lat\n' >"$tmp/lat.conf"
+timeout 120 "$IWSPEC" run --dut-config "$tmp/lat.conf" --report "$tmp/lat" >"$tmp/log" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok || { bad "perftest-send-lat: iwspec run exited $rc"; sed 's/^/    /' "$tmp/log" | tail -20 >&2; }
+n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' "$tmp/lat/results.json")
+[ "$n" -eq 0 ] && ok || { bad "perftest-send-lat: $n cases neither PASS nor INFO"; jq -r '.cases[] |
+	select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO") | "  \(.id) \(.reason)"' "$tmp/lat/results.json" >&2; }
+all=$(ran "$tmp/lat/results.json")
+dr=$(ran "$tmp/lat/results.json" '^(ddp|rdmap)[.]')
+drsend=$(ran "$tmp/run-send/results.json" '^(ddp|rdmap)[.]')
+allsend=$(ran "$tmp/run-send/results.json")
+[ "$all" -gt "$allsend" ] && ok || bad "perftest-send-lat: $all cases ran, no more than ib_send_bw's $allsend"
+[ "$dr" -gt "$drsend" ] && ok || bad "perftest-send-lat: $dr DDP and RDMAP cases ran, no more than ib_send_bw's $drsend"
+for id in ddp.control.rsvd-bits-ignored rdmap.header.reserved-ignored ddp.untagged.msn-below-window; do
+	r=$(jq -r --arg id $id '.cases[] | select(.id == $id) | .verdict' "$tmp/lat/results.json")
+	[ "$r" = PASS ] && ok || bad "$id under perftest-send-lat: $r"
+done
+grep -q "ib_send_lat answered the startup Send with 65536 octets of its own" "$tmp/lat/results.json" && ok ||
+	bad "perftest-send-lat: startup took no answer"
+# The payload of an answer is perftest's: an `expect send data=` is taken as the answer, saying so.
+grep -q "line [0-9]*: .expect send. taken as the application's answer (ulp profile perftest-send-lat-server answers, it does not echo): a Send of 65536 octets" \
+	"$tmp/lat/results.json" && ok || bad "perftest-send-lat: no note that an answer's payload is not judged"
+r=$(jq -r '.cases[] | select(.id == "ddp.untagged.multi-segment-out-of-order") | "\(.verdict) \(.reason)"' "$tmp/lat/results.json")
+case $r in "SKIP needs echo: the DUT runs ib_send_lat -R -s 65536"*) ok ;; *) bad "an echo case under perftest-send-lat: $r" ;; esac
+# An `expect send msn=` is written against the reflector's startup (the DUT's next MSN 3);
+# ib_send_lat's startup leaves it at 2: msn=3 is its first answer after startup, msn=4 is not.
+mkdir -p "$tmp/msn"
+for m in 3 4; do
+	printf 'id: t.answer-msn-%s\ntitle: T\nrequirement: DDP-6.3-08 MUST\nrole: responder\nneeds: recv=1x16 answer\n\nstartup\nsend send data="x"\nexpect send data="x" msn=%s\n' \
+		$m $m >"$tmp/msn/answer-msn-$m.iwt"
+done
+timeout 60 "$IWSPEC" run --dut-config "$tmp/lat.conf" --cases "$tmp/msn" --report "$tmp/msn-run" >"$tmp/log" 2>&1
+[ $? -eq 1 ] && ok || bad "perftest-send-lat msn=: not exit 1"
+r=$(jq -r '.cases[] | select(.id == "t.answer-msn-3") | .verdict' "$tmp/msn-run/results.json")
+[ "$r" = PASS ] && ok || bad "perftest-send-lat: msn=3 (the reflector's) not taken as ib_send_lat's 2: $r"
+r=$(jq -r '.cases[] | select(.id == "t.answer-msn-4") | "\(.verdict) \(.reason)"' "$tmp/msn-run/results.json")
+case $r in "FAIL msn=3 expected (the case's msn=4, written against the reflector's startup"*", 2 seen"*) ok ;;
+*) bad "perftest-send-lat: msn=4 $r" ;; esac
+# Against DUTs that break what the answer cases judge, they FAIL: one that checks RDMAP's
+# reserved bits (a Terminate where the answer was due), one that sends no Terminate for an MSN
+# below the window.
+for m in rdmap-rsvd-checked:rdmap.header.reserved-ignored:RFC5040-4.1-05 no-terminate:ddp.untagged.msn-below-window:DDP-9.1-U5; do
+	mut=${m%%:*} rest=${m#*:}; id=${rest%%:*}; req=${rest#*:}
+	printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-send-lat\nmutant = %s\n' $mut >"$tmp/latm.conf"
+	timeout 120 "$IWSPEC" run --dut-config "$tmp/latm.conf" --cases "$id" --report "$tmp/latm-$mut" >"$tmp/log" 2>&1
+	[ $? -eq 1 ] && ok || bad "perftest-send-lat against $mut: not exit 1"
+	r=$(jq -r --arg id $id '.cases[] | select(.id == $id) | "\(.verdict) \(.reason)"' "$tmp/latm-$mut/results.json")
+	case $r in "FAIL "*"[requirement $req "*) ok ;; *) bad "$id under perftest-send-lat against $mut: $r" ;; esac
+done
+# Through exec:, `iwspec serve --perftest send-lat` playing ib_send_lat's server: the answer cases
+# PASS. A server that answers nothing (ib_send_bw's, `--perftest send`) declared as ib_send_lat's:
+# startup's answer never comes, and the case is not judged, saying so (never a PASS).
+bin=$(cd "$(dirname "$IWSPEC")" && pwd)/$(basename "$IWSPEC")
+for mode in send-lat send; do
+	printf "dut = exec:'%s serve --quiet --profile rfc6581 --perftest %s --port {port}'\nrole = responder\nprofile = rfc6581\nulp = perftest-send-lat\nconnect_timeout = 2s\nclose_timeout = 2s\n" \
+		"$bin" $mode >"$tmp/lat-exec.conf"
+	timeout 120 "$IWSPEC" run --dut-config "$tmp/lat-exec.conf" --cases ddp.untagged.msn-below-window --report "$tmp/lat-exec-$mode" \
+		>"$tmp/log" 2>&1
+	r=$(jq -r '.cases[0] | "\(.verdict) \(.reason)"' "$tmp/lat-exec-$mode/results.json")
+	case $mode:$r in
+	send-lat:PASS*) ok ;;
+	send:"SKIP not judged: the DUT's application did not take the connection"*"perftest_answer: expected an FPDU, nothing arrived in time"*) ok ;;
+	*) bad "msn-below-window under ulp = perftest-send-lat against serve --perftest $mode: $r" ;;
+	esac
+done
+# ib_send_lat's client is no profile: every case SKIPs, saying to use perftest-send.
+printf 'dut = ref\nrole = initiator\nprofile = rfc6581\nulp = perftest-send-lat\n' >"$tmp/latc.conf"
+timeout 60 "$IWSPEC" run --dut-config "$tmp/latc.conf" --report "$tmp/latc" >"$tmp/log" 2>&1
+[ $? -eq 3 ] && ok || bad "perftest-send-lat as initiator: not exit 3"
+n=$(jq -r '[.cases[] | select(.verdict != "SKIP")] | length' "$tmp/latc/results.json")
+[ "$n" -eq 0 ] && ok || bad "perftest-send-lat as initiator: $n cases ran"
+n=$(jq -r '[.cases[] | select(.reason | test("^ulp profile perftest-send-lat-client: .*use ulp = perftest-send in the initiator role"))] | length' \
+	"$tmp/latc/results.json")
+[ "$n" -ge 100 ] && ok || bad "perftest-send-lat as initiator: only $n cases SKIPped saying why"
 
 # Against a DUT that sends no Terminate the DDP and RDMAP cases that expect one FAIL.
 printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-read\nmutant = no-terminate\n' >"$tmp/mut.conf"
@@ -144,8 +226,8 @@ picked() { jq -r --arg c "$2" '.cases[] | select(.id == $c) | .wire[]? | .summar
 [ "$(picked "$tmp/any-responder/results.json" rdmap.read.bounds)" = ib_read_bw ] && ok ||
 	bad "rdmap.read.bounds under ulp = perftest did not run against ib_read_bw"
 r=$(jq -r '.cases[] | select(.id == "ddp.untagged.msn-below-window") | "\(.verdict) \(.reason)"' "$tmp/any-responder/results.json")
-case $r in "SKIP needs echo: no program of perftest's provides all it needs (ib_read_bw lacks echo"*) ok ;;
-*) bad "an echo case under ulp = perftest: $r" ;; esac
+case $r in "SKIP needs answer: no program of perftest's provides all it needs (ib_read_bw lacks answer"*) ok ;;
+*) bad "an answer case under ulp = perftest: $r" ;; esac
 # Through exec:, as the agent starts perftest: {perftest} names the program (the built-in DUT's
 # `iwspec serve --perftest MODE` playing it), a Send case's and a Read case's.
 bin=$(cd "$(dirname "$IWSPEC")" && pwd)/$(basename "$IWSPEC")

@@ -39,6 +39,10 @@ expect 1 "connect without a port" "$REFLECTOR" --connect 10.0.0.1
 contains "is not HOST:PORT" "HOST:PORT asked for"
 expect 1 "via to nobody" "$REFLECTOR" --via 127.0.0.1:1 --connect 127.0.0.1:2
 contains "cannot reach the agent at 127.0.0.1:1" "unreachable agent named"
+expect 2 "perftest mode unknown" "$REFLECTOR" --via 127.0.0.1:1 --perftest atomic --listen 5
+contains "--perftest takes send, write, read or send-lat, not 'atomic'" "perftest modes named, send-lat among them"
+expect 1 "perftest send-lat via nobody" "$REFLECTOR" --via 127.0.0.1:1 --perftest send-lat --listen 5
+contains "cannot reach the agent at 127.0.0.1:1" "--perftest send-lat accepted, the agent asked for"
 
 # The agent on a free port (another is tried while the one picked is taken); its runs find no
 # RDMA stack here (or no peer) and exit 1.
@@ -69,6 +73,12 @@ printf 'connect ;reboot 1\n' >"$tmp/req"
 if command -v bash >/dev/null 2>&1; then
 	timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port; cat '$tmp/req' >&3; cat <&3" >"$tmp/out" 2>&1
 	contains "error ';reboot 1' is not an address and a port" "agent refuses a request that is not HOST PORT"
+fi
+# ib_send_lat's client is no profile (docs/ulp-profiles.md): the agent says so rather than run it.
+printf 'perftest-send-lat-connect 127.0.0.1 9\n' >"$tmp/req"
+if command -v bash >/dev/null 2>&1; then
+	timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port; cat '$tmp/req' >&3; cat <&3" >"$tmp/out" 2>&1
+	contains "error perftest-send-lat-connect: ib_send_lat's client is not run" "agent refuses ib_send_lat's client, saying why"
 fi
 grep -q "ended, exit" "$tmp/agent.log" && ok || bad "agent logs the end of each run"
 kill $agent

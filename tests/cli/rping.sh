@@ -73,12 +73,16 @@ for m in no-terminate msn-start-0; do
 	[ "$nf" -ge "$want" ] && ok || { bad "mutant $m: $nf rping cases FAIL, expected $want"; verdicts "$tmp/m-$m/results.json" >&2; }
 done
 
-# Under ulp = rping a case that needs the reflector's echo SKIPs naming the capability and rping's
+# Under ulp = rping a case that needs the reflector's echo (or any answer) SKIPs naming the capability and rping's
 # profile; one that needs only a connection in full operation runs and is judged (issue 26);
 # without ulp = rping the rping cases SKIP.
-timeout 60 "$IWSPEC" run --dut-config "$tmp/rping.conf" --cases 'ddp.untagged.msn-below-window' --report "$tmp/sk1" >"$tmp/log" 2>&1
+timeout 60 "$IWSPEC" run --dut-config "$tmp/rping.conf" --cases 'mpa.crc.terminate-code-2' --report "$tmp/sk1" >"$tmp/log" 2>&1
 r=$(jq -r '.cases[0] | "\(.verdict) \(.reason)"' "$tmp/sk1/results.json")
 case $r in "SKIP needs echo: the DUT runs rping -s"*"(ulp profile rping-server)"*) ok ;; *) bad "echo case under ulp = rping: $r" ;; esac
+# ... and one that needs an answer to each Send (the echo, ib_send_lat's), which rping gives none of.
+timeout 60 "$IWSPEC" run --dut-config "$tmp/rping.conf" --cases 'ddp.untagged.msn-below-window' --report "$tmp/sk4" >"$tmp/log" 2>&1
+r=$(jq -r '.cases[0] | "\(.verdict) \(.reason)"' "$tmp/sk4/results.json")
+case $r in "SKIP needs answer: the DUT runs rping -s"*"(ulp profile rping-server)"*) ok ;; *) bad "answer case under ulp = rping: $r" ;; esac
 timeout 60 "$IWSPEC" run --dut-config "$tmp/rping.conf" --cases 'rdmap.read.invalid-stag' --report "$tmp/sk3" >"$tmp/log" 2>&1
 r=$(jq -r '.cases[0] | .verdict' "$tmp/sk3/results.json")
 [ "$r" = PASS ] && ok || bad "rdmap.read.invalid-stag under ulp = rping (needs nothing but a connection): $r"

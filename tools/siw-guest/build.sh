@@ -246,7 +246,7 @@ chmod 755 init
 # 6. Every program finds its libraries (a missing one would fail only at boot, in the guest).
 libs=$( { find usr/lib/x86_64-linux-gnu usr/lib64 -name '*.so*'; } 2>/dev/null | xargs -n1 basename | sort -u)
 bad=""
-for f in usr/bin/rdma usr/bin/rping usr/bin/ib_send_bw usr/bin/ib_write_bw usr/bin/ib_read_bw usr/bin/iwspec-reflector \
+for f in usr/bin/rdma usr/bin/rping usr/bin/ib_send_bw usr/bin/ib_write_bw usr/bin/ib_read_bw usr/bin/ib_send_lat usr/bin/iwspec-reflector \
 	usr/lib/x86_64-linux-gnu/libibverbs/*.so; do
 	[ -e "$f" ] || continue
 	for need in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
