@@ -45,7 +45,7 @@
 # 65536`, which answers each Send it receives with one of its own: duts/linux-siw-perftest-send-lat.conf);
 # make test leaves it out too.
 #
-#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|perftest-any|perftest-initiator|perftest-MODE-initiator|perftest-send-lat|patched|fuzz-smoke]...
+#   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|perftest-any|perftest-initiator|perftest-MODE-initiator|perftest-send-lat|patched|patched-f32|fuzz-smoke]...
 set -u
 DIR=$(cd "$(dirname "$0")/.." && pwd)
 cd "$DIR" || exit 2
@@ -55,9 +55,10 @@ NETNS=${IWSPEC_NETNS:-iwspec-siw}
 # console apart too.
 OUT=out/interop/linux-siw${IWSPEC_NETNS:+-$IWSPEC_NETNS}
 CONSOLE=$(sh tools/siw-guest/boot.sh --run-dir)/console.log
-PASSES=${*:-responder initiator rping-responder rping-initiator perftest perftest-any perftest-initiator perftest-send-lat findings fuzz-smoke patched}
+PASSES=${*:-responder initiator rping-responder rping-initiator perftest perftest-any perftest-initiator perftest-send-lat findings fuzz-smoke patched patched-f32}
 # make test leaves out what its time cannot hold (tools/test-all.sh: perftest-initiator, 37 to 66 s;
-# perftest-any, whose cases the three server passes judge already; perftest-send-lat).
+# perftest-any, whose cases the three server passes judge already; perftest-send-lat; patched-f32,
+# a guest more).
 if [ $# -eq 0 ] && [ -n "${INTEROP_SKIP_PASSES:-}" ]; then
 	kept=
 	for p in $PASSES; do
@@ -265,6 +266,29 @@ patched_case_dirs() {
 # pass) or its clients ($1 -initiator), started at $2: each waits out its slowest cases (20-26 s
 # for a Terminate or a close siw does not send, F15, F16), not the guest, so the three servers
 # took 29 s together against 75 s one after another, with the same verdicts.
+# F32's proof by fix (docs/interop/linux-siw.md, F32), on siw-patched.ko: the Requests siw refuses
+# at once (the 18 `key-*` cases), 4 at a time against perftest's server, whose listener has a
+# backlog of 1. On siw.ko they lose connections: TCP accepts one, siw never reads its Request (no
+# Reply, the port then refuses) and its close frees the listener (a kernel report). Under perftest
+# these cases are not judged (their frames end perftest's run): what is checked is that no
+# connection went without a Reply, no port refused, and the kernel reported nothing.
+f32_proof() { # $1 the configuration, $2 the cases
+	ip netns exec "$NETNS" "$IWSPEC" run --dut-config "$1" --cases "$2" --jobs "$PERFTEST_JOBS" --no-progress \
+		--report "$OUT/patched-f32" >"$OUT/patched-f32.log" 2>&1
+	sleep 2
+	cp "$CONSOLE" "$OUT/patched-f32.console.log" 2>/dev/null
+	r=$OUT/patched-f32/results.json
+	[ -f "$r" ] || { say "FAIL: patched-f32: no results (see $OUT/patched-f32.log)" >&2; bad=1; return; }
+	n=$(jq '.cases | length' "$r")
+	noreply=$(jq -r '.cases[] | .wire[]? | select(.what == "ex_note") | .summary' "$r" |
+		grep -c "expected a Reply frame; nothing arrived")
+	refused=$(jq -r '.cases[] | select(.verdict == "FAIL") | .reason' "$r" | grep -c "no longer accepts")
+	kernel=$(grep -cE "siw_cep_put|refcount_t: underflow|list_del corruption|soft lockup|BUG:" "$OUT/patched-f32.console.log")
+	say "patched-f32: $n cases, $noreply connections without a Reply, $refused refused ports, $kernel kernel report lines (siw.ko: 1-4, 1-4 and 3-11 in each of 3 runs)"
+	[ "$n" -ge 18 ] && [ "$noreply" -eq 0 ] && [ "$refused" -eq 0 ] && [ "$kernel" -eq 0 ] ||
+		{ say "FAIL: patched-f32: siw-patched.ko still loses connections (F32); the guest's console: $OUT/patched-f32.console.log" >&2; bad=1; }
+}
+
 perftest_modes() {
 	pids=
 	n0=$(wc -l <"$CONSOLE" 2>/dev/null || echo 0)
@@ -350,12 +374,17 @@ for pass in $PASSES; do
 		grep -v '^disable = .* : F3 ' duts/linux-siw.conf >"$OUT/findings.conf"
 		conf=$OUT/findings.conf
 		;;
+	# F32's proof by fix (f32_proof above), on siw-patched.ko.
+	patched-f32)
+		conf=$OUT/patched-f32.conf; sel='mpa.startup.resp.key-*'; bootopt=--patched
+		grep -v '^disable = mpa.startup' duts/linux-siw-perftest-read.conf >"$conf"
+		;;
 	# siw-patched.ko, the responder configuration, the selected cases (5. above).
 	patched) conf=duts/linux-siw.conf; sel=; bootopt=--patched ;;
 	# By hand: the patched pass's cases on siw.ko, against the unpatched verdicts the case list
 	# keeps (to check that list after the judge changed).
 	unpatched) conf=duts/linux-siw.conf; sel= ;;
-	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, perftest (the next three at once), perftest-send, perftest-write, perftest-read, perftest-any (ulp = perftest: each case its mode), perftest-initiator (perftest-MODE-initiator side by side), perftest-send-lat, patched, unpatched or fuzz-smoke" >&2; exit 2 ;;
+	*) say "unknown pass '$pass': use responder, initiator, findings, rping-responder, rping-initiator, perftest (the next three at once), perftest-send, perftest-write, perftest-read, perftest-any (ulp = perftest: each case its mode), perftest-initiator (perftest-MODE-initiator side by side), perftest-send-lat, patched, patched-f32, unpatched or fuzz-smoke" >&2; exit 2 ;;
 	esac
 	tb=$(now)
 	reuse=no
@@ -376,6 +405,7 @@ for pass in $PASSES; do
 	case $pass in
 	perftest) perftest_modes "" "$ts"; continue ;;
 	perftest-initiator) perftest_modes -initiator "$ts"; continue ;;
+	patched-f32) f32_proof "$conf" "$sel"; t_suite=$((t_suite + $(now) - ts)); continue ;;
 	esac
 	if [ "$pass" != patched ] && [ "$pass" != unpatched ]; then
 		jobs=$JOBS
