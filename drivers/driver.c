@@ -50,6 +50,7 @@ const char *iw_driver_perftest_word(int ulp)
 	case IW_ULP_PERFTEST_SEND: return "send";
 	case IW_ULP_PERFTEST_WRITE: return "write";
 	case IW_ULP_PERFTEST_READ: return "read";
+	case IW_ULP_PERFTEST_SEND_LAT: return "send-lat";
 	default: return NULL;
 	}
 }

@@ -84,7 +84,8 @@ void iw_driver_close(iw_driver *d);
 /* The application of the next case (struct iw_driver's ulp); takes effect at case_begin. */
 void iw_driver_set_ulp(iw_driver *d, int ulp);
 
-/* The word {perftest} stands for under perftest mode ulp ("send", "write", "read"), or NULL. */
+/* The word {perftest} stands for under perftest mode ulp ("send", "write", "read", "send-lat"), or
+ * NULL. */
 const char *iw_driver_perftest_word(int ulp);
 
 /* d->ops->instruct, or an error naming the driver when it has none. */

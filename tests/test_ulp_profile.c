@@ -293,7 +293,18 @@ TEST(ulp_perftest_picks_mode)
 		CHECK(iw_ulp_mode_for(any, c) == NULL);
 		CHECK(iw_ulp_unmet(c, any, why, sizeof why));
 		CHECK_STR(why, "needs recv=1x16: no program of perftest's provides all it needs (ib_read_bw lacks recv=1x16, "
-			       "ib_send_bw write-stag=64, ib_write_bw recv=1x16; ulp profile perftest-server)");
+			       "ib_send_bw write-stag=64, ib_write_bw recv=1x16, ib_send_lat write-stag=64; ulp profile "
+			       "perftest-server)");
+		iw_case_free(c);
+	}
+	/* A case that needs ib_send_lat's answer gets ib_send_lat; as client no program answers. */
+	c = parse("needs: answer", "startup\n");
+	if (c) {
+		CHECK_STR(iw_ulp_mode_for(any, c)->name, "perftest-send-lat-server");
+		CHECK(iw_ulp_mode_for(iw_ulp_profile_of(&d, IW_ROLE_INITIATOR), c) == NULL);
+		CHECK(iw_ulp_unmet(c, iw_ulp_profile_of(&d, IW_ROLE_INITIATOR), why, sizeof why));
+		CHECK_STR(why, "needs answer: no program of perftest's provides all it needs (ib_read_bw "
+			       "lacks answer, ib_send_bw answer, ib_write_bw answer; ulp profile perftest-client)");
 		iw_case_free(c);
 	}
 	/* Any other profile is its own mode. */

@@ -57,7 +57,7 @@ OUT=out/interop/linux-siw${IWSPEC_NETNS:+-$IWSPEC_NETNS}
 CONSOLE=$(sh tools/siw-guest/boot.sh --run-dir)/console.log
 PASSES=${*:-responder initiator rping-responder rping-initiator perftest perftest-any perftest-initiator perftest-send-lat findings fuzz-smoke patched patched-f32}
 # make test leaves out what its time cannot hold (tools/test-all.sh: perftest-initiator, 37 to 66 s;
-# perftest-any, whose cases the three server passes judge already; perftest-send-lat; patched-f32,
+# perftest-any, whose cases the four server passes judge already; perftest-send-lat; patched-f32,
 # a guest more).
 if [ $# -eq 0 ] && [ -n "${INTEROP_SKIP_PASSES:-}" ]; then
 	kept=

@@ -49,7 +49,7 @@ AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:s
 FIRST=${TEST_FIRST:-interop test-cli}
 LANE_NICE=${TEST_LANE_NICE:-5}
 # The siw passes make test leaves out: the perftest client pass would add 37 to 66 s to the
-# critical path, perftest-any (ulp = perftest) runs again what the three server passes judge,
+# critical path, perftest-any (ulp = perftest) runs again what the server passes judge,
 # ib_send_lat's server pass more, and patched-f32 boots a guest more for F32's proof by fix
 # (`make interop` runs them).
 export INTEROP_SKIP_PASSES="${INTEROP_SKIP_PASSES-perftest-any perftest-initiator perftest-send-lat patched-f32}"

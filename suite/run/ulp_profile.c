@@ -117,12 +117,14 @@ static const iw_ulp_profile profiles[] = {
 	},
 	{
 		.name = "perftest-server", .ulp = IW_ULP_PERFTEST, .dut_role = IW_ROLE_RESPONDER,
-		.dut_runs = "ib_read_bw, ib_send_bw or ib_write_bw -R, the one each case needs",
-		.provides = IW_CAP_RECV | IW_CAP_READ_STAG | IW_CAP_WRITE_STAG, .amounts = { 512, 65536, 65536, 65536 },
+		.dut_runs = "ib_read_bw, ib_send_bw, ib_write_bw or ib_send_lat -R, the one each case needs",
+		.provides = IW_CAP_RECV | IW_CAP_READ_STAG | IW_CAP_WRITE_STAG | IW_CAP_ANSWER,
+		.amounts = { 512, 65536, 65536, 65536 },
 		.startup = IW_ULP_START_PERFTEST,
-		.how = "per case the first of perftest-read-server, perftest-send-server and perftest-write-server that "
-		       "provides all the case needs, started by the exec: command ({perftest}: read, send, write); a "
-		       "case that needs receives and a buffer at once runs under none (no mode has both)",
+		.how = "per case the first of perftest-read-server, perftest-send-server, perftest-write-server and "
+		       "perftest-send-lat-server that provides all the case needs, started by the exec: command "
+		       "({perftest}: read, send, write, send-lat); a case that needs receives and a buffer at once runs "
+		       "under none (no program has both)",
 	},
 	{
 		.name = "perftest-client", .ulp = IW_ULP_PERFTEST, .dut_role = IW_ROLE_INITIATOR,
@@ -157,8 +159,10 @@ static const iw_ulp_profile send_lat_client = {
 };
 
 /* ulp = perftest's modes, in the order a case takes the first that provides all it needs: read
- * first, whose buffer is open to both, then send's receives, then write. */
-static const int perftest_modes[] = { IW_ULP_PERFTEST_READ, IW_ULP_PERFTEST_SEND, IW_ULP_PERFTEST_WRITE };
+ * first, whose buffer is open to both, then send's receives, then write, then ib_send_lat, the
+ * one that answers, for the cases that need that (no client of its: mode_profile finds none). */
+static const int perftest_modes[] = { IW_ULP_PERFTEST_READ, IW_ULP_PERFTEST_SEND, IW_ULP_PERFTEST_WRITE,
+				      IW_ULP_PERFTEST_SEND_LAT };
 #define NMODES (sizeof perftest_modes / sizeof perftest_modes[0])
 
 static const iw_ulp_profile *mode_profile(int ulp, int dut_role)
@@ -239,19 +243,23 @@ static bool modes_unmet(const iw_case *c, const iw_ulp_profile *u, char *why, si
 {
 	if (iw_ulp_mode_for(u, c))
 		return false;
-	char miss[NMODES][96];
-	size_t first = NMODES;
-	for (size_t i = 0; i < NMODES; i++) {
+	/* "ib_read_bw lacks A, ib_send_bw B, ...": each program by the first word of what it runs. */
+	char each[400] = "", first[96] = "";
+	size_t o = 0;
+	for (size_t i = 0; i < NMODES && o < sizeof each; i++) {
 		const iw_ulp_profile *m = mode_profile(perftest_modes[i], u->dut_role);
-		miss[i][0] = '\0';
-		if (m)
-			iw_needs_unmet(c->needs & ~(unsigned)IW_CAP_CONFIG, &c->amounts, m->provides, &m->amounts, miss[i],
-				       sizeof miss[i]);
-		if (first == NMODES && miss[i][0])
-			first = i;
+		char miss[96];
+		if (!m || !iw_needs_unmet(c->needs & ~(unsigned)IW_CAP_CONFIG, &c->amounts, m->provides, &m->amounts, miss,
+					  sizeof miss))
+			continue;
+		if (!first[0])
+			memcpy(first, miss, sizeof first);
+		int k = snprintf(each + o, sizeof each - o, "%s%.*s%s %s", o ? ", " : "", (int)strcspn(m->dut_runs, " "),
+				 m->dut_runs, o ? "" : " lacks", miss);
+		o += k > 0 ? (size_t)k : 0;
 	}
-	snprintf(why, cap, "needs %s: no program of perftest's provides all it needs (ib_read_bw lacks %s, ib_send_bw %s, "
-		 "ib_write_bw %s; ulp profile %s)", first < NMODES ? miss[first] : "?", miss[0], miss[1], miss[2], u->name);
+	snprintf(why, cap, "needs %s: no program of perftest's provides all it needs (%s; ulp profile %s)",
+		 first[0] ? first : "?", each, u->name);
 	return true;
 }
 
