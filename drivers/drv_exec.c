@@ -68,7 +68,7 @@ static void read_tail(exec_priv *x, char *buf, size_t cap)
 			buf[i] = '?';
 }
 
-/* Substitutes {host}, {port} and {perftest} (the perftest mode of ulp: send, write, read). */
+/* Substitutes {host}, {port} and {perftest} (the perftest mode of ulp: send, write, read, send-lat). */
 static int build_cmd(exec_priv *x, int ulp, iw_err *e)
 {
 	char ps[8];
@@ -87,7 +87,7 @@ static int build_cmd(exec_priv *x, int ulp, iw_err *e)
 		} else if (!strncmp(p, "{perftest}", 10)) {
 			if (!mode)
 				return iw_errf(e, IW_EINVAL, "exec: the command has {perftest}, but this case's application "
-					       "is no perftest mode (ulp = perftest-send, -write, -read or perftest)");
+					       "is no perftest mode (ulp = perftest-send, -write, -read, -send-lat or perftest)");
 			sub = mode;
 			skip = 10;
 		}

@@ -353,10 +353,11 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 	 * and --crc ask of the cases that open connections with `startup`, where the DUT can. */
 	bool want_m = ((c->needs & IW_CAP_MARKERS) || (o->frame_markers && x->uses_startup)) && o->dut.markers;
 	bool want_nocrc = ((c->needs & IW_CAP_CRC_OFF) || (o->frame_no_crc && x->uses_startup)) && o->dut.crc_off_mode;
-	if (o->ulp_picked)
+	if (o->ulp_picked) {
+		const iw_ulp_profile *m = iw_ulp_profile_of(&o->dut, dut_role);
 		ex_note(x, "ulp = perftest: for this case the DUT runs %s (ulp profile %s), the first of perftest's programs "
-			"that provides all it needs", iw_ulp_profile_of(&o->dut, dut_role)->dut_runs,
-			iw_ulp_profile_of(&o->dut, dut_role)->name);
+			"that provides all it needs", m->dut_runs, m->name);
+	}
 	if (drv->ops->case_begin(drv, &e)) {
 		ex_herror(x, "the driver could not prepare the DUT: %s", e.msg);
 	} else if ((want_m || want_nocrc) && drv->ops->instruct) {

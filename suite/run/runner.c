@@ -246,10 +246,12 @@ static void run_task(pool *pl, task *t, iw_driver *drv[2], bool reached)
 			}
 			iw_driver_set_ulp(drv[t->role], oc->dut.ulp);
 		}
-		if (oc || o->dut.ulp != IW_ULP_PERFTEST)
+		if (oc || o->dut.ulp != IW_ULP_PERFTEST) {
 			iw_exec_case(t->c, t->p, t->role, oc ? oc : o, drv[t->role], r);
-		else
-			r->verdict = IW_ERROR, snprintf(r->reason, sizeof r->reason, "out of memory picking perftest's mode");
+		} else {
+			r->verdict = IW_ERROR;
+			snprintf(r->reason, sizeof r->reason, "out of memory picking perftest's program for the case");
+		}
 		free(oc);
 	}
 	/* A case the signal cut short has no verdict: it did not finish. */
