@@ -79,7 +79,11 @@ drsend=$(ran "$tmp/run-send/results.json" '^(ddp|rdmap)[.]')
 allsend=$(ran "$tmp/run-send/results.json")
 [ "$all" -gt "$allsend" ] && ok || bad "perftest-send-lat: $all cases ran, no more than ib_send_bw's $allsend"
 [ "$dr" -gt "$drsend" ] && ok || bad "perftest-send-lat: $dr DDP and RDMAP cases ran, no more than ib_send_bw's $drsend"
-for id in ddp.control.rsvd-bits-ignored rdmap.header.reserved-ignored ddp.untagged.msn-below-window; do
+# The answer cases: delivery (or its absence after a bad CRC, a Terminate then) is all they judge.
+for id in ddp.control.rsvd-bits-ignored rdmap.header.reserved-ignored ddp.untagged.msn-below-window \
+	ddp.untagged.multi-segment-out-of-order-once mpa.crc.corrupt-crc-value mpa.crc.corrupt-payload \
+	mpa.crc.corrupt-payload-initiator mpa.crc.terminate-code-2 mpa.crc.wrong-byte-order \
+	mpa.errors.crc-error-ulp-closes mpa.fpdu.pad-nonzero-accepted mpa.mulpdu.mss-88-reassembly; do
 	r=$(jq -r --arg id $id '.cases[] | select(.id == $id) | .verdict' "$tmp/lat/results.json")
 	[ "$r" = PASS ] && ok || bad "$id under perftest-send-lat: $r"
 done
@@ -106,8 +110,9 @@ case $r in "FAIL msn=3 expected (the case's msn=4, written against the reflector
 *) bad "perftest-send-lat: msn=4 $r" ;; esac
 # Against DUTs that break what the answer cases judge, they FAIL: one that checks RDMAP's
 # reserved bits (a Terminate where the answer was due), one that sends no Terminate for an MSN
-# below the window.
-for m in rdmap-rsvd-checked:rdmap.header.reserved-ignored:RFC5040-4.1-05 no-terminate:ddp.untagged.msn-below-window:DDP-9.1-U5; do
+# below the window, one that delivers a Send whose CRC does not match (its answer, where none was due).
+for m in rdmap-rsvd-checked:rdmap.header.reserved-ignored:RFC5040-4.1-05 no-terminate:ddp.untagged.msn-below-window:DDP-9.1-U5 \
+	crc-unchecked:mpa.crc.corrupt-payload:MPA-5.2-14; do
 	mut=${m%%:*} rest=${m#*:}; id=${rest%%:*}; req=${rest#*:}
 	printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-send-lat\nmutant = %s\n' $mut >"$tmp/latm.conf"
 	timeout 120 "$IWSPEC" run --dut-config "$tmp/latm.conf" --cases "$id" --report "$tmp/latm-$mut" >"$tmp/log" 2>&1
@@ -206,7 +211,7 @@ n=$(jq -r '[.cases[] | select(.verdict == "FAIL" and (.id | test("^(ddp|rdmap)[.
 # ulp = perftest: each case against the first of perftest's programs (read, send, write,
 # send-lat) that provides all it needs, in one run: every case that runs PASSes or is INFO against
 # the built-in DUT, which plays the program the runner picked, more of the DDP and RDMAP cases run
-# than under any one program (measured: 50 of 76 as server, 41 as client), and each case names its
+# than under any one program (measured: 51 of 77 as server, 41 as client), and each case names its
 # program.
 for role in responder initiator; do
 	printf 'dut = ref\nrole = %s\nprofile = rfc6581\nulp = perftest\n' $role >"$tmp/any-$role.conf"
