@@ -44,15 +44,29 @@ void iw_driver_close(iw_driver *d)
 
 void iw_driver_set_ulp(iw_driver *d, int ulp) { d->ulp = ulp; }
 
+/* perftest's programs by the word that names them on command lines ({perftest}, --perftest). */
+static const struct {
+	int ulp;
+	const char *word;
+} perftest_words[] = {
+	{ IW_ULP_PERFTEST_SEND, "send" }, { IW_ULP_PERFTEST_WRITE, "write" },
+	{ IW_ULP_PERFTEST_READ, "read" }, { IW_ULP_PERFTEST_SEND_LAT, "send-lat" },
+};
+
 const char *iw_driver_perftest_word(int ulp)
 {
-	switch (ulp) {
-	case IW_ULP_PERFTEST_SEND: return "send";
-	case IW_ULP_PERFTEST_WRITE: return "write";
-	case IW_ULP_PERFTEST_READ: return "read";
-	case IW_ULP_PERFTEST_SEND_LAT: return "send-lat";
-	default: return NULL;
-	}
+	for (size_t i = 0; i < sizeof perftest_words / sizeof perftest_words[0]; i++)
+		if (perftest_words[i].ulp == ulp)
+			return perftest_words[i].word;
+	return NULL;
+}
+
+int iw_driver_perftest_ulp(const char *word)
+{
+	for (size_t i = 0; word && i < sizeof perftest_words / sizeof perftest_words[0]; i++)
+		if (!strcmp(perftest_words[i].word, word))
+			return perftest_words[i].ulp;
+	return -1;
 }
 
 int iw_driver_instruct(iw_driver *d, const iw_dut_instr *in, iw_err *e)

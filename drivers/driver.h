@@ -85,14 +85,19 @@ void iw_driver_close(iw_driver *d);
 void iw_driver_set_ulp(iw_driver *d, int ulp);
 
 /* The word {perftest} stands for under perftest mode ulp ("send", "write", "read", "send-lat"), or
- * NULL. */
+ * NULL; and back, the mode a word names, or -1. */
 const char *iw_driver_perftest_word(int ulp);
+int iw_driver_perftest_ulp(const char *word);
 
 /* d->ops->instruct, or an error naming the driver when it has none. */
 int iw_driver_instruct(iw_driver *d, const iw_dut_instr *in, iw_err *e);
 
 /* The backends iw_driver_open dispatches to: each fills d->ops and d->priv (d->cfg is set). */
 int iw_drv_ref_open(iw_driver *d, iw_err *e);
+
+/* The built-in DUT's perftest program (enum iw_ref_perftest) for a perftest mode ulp, OFF for any
+ * other (drv_ref.c). */
+int iw_drv_ref_perftest(int ulp);
 int iw_drv_tcp_open(iw_driver *d, iw_err *e);
 int iw_drv_exec_open(iw_driver *d, iw_err *e);
 

@@ -23,7 +23,7 @@ typedef struct ref_priv {
 	uint16_t lport;
 } ref_priv;
 
-static int ref_perftest_mode(int ulp)
+int iw_drv_ref_perftest(int ulp)
 {
 	return ulp == IW_ULP_PERFTEST_SEND    ? IW_REF_PERFTEST_SEND
 	       : ulp == IW_ULP_PERFTEST_WRITE ? IW_REF_PERFTEST_WRITE
@@ -39,7 +39,7 @@ static int ref_case_begin(iw_driver *d, iw_err *e)
 	 * the connections of this case (each case has a driver of its own while it runs). */
 	ref_priv *r = d->priv;
 	if (d->cfg->ulp == IW_ULP_PERFTEST) {
-		r->base.perftest = ref_perftest_mode(d->ulp);
+		r->base.perftest = iw_drv_ref_perftest(d->ulp);
 		iw_ref_server_configure(r->srv, &r->base);
 	}
 	return IW_OK;
@@ -151,7 +151,7 @@ int iw_drv_ref_open(iw_driver *d, iw_err *e)
 	o->rping = c->ulp == IW_ULP_RPING;
 	o->rping_size = c->rping_size;
 	/* ulp = perftest: read until the runner picks a case's (ref_case_begin). */
-	o->perftest = ref_perftest_mode(c->ulp == IW_ULP_PERFTEST ? IW_ULP_PERFTEST_READ : c->ulp);
+	o->perftest = iw_drv_ref_perftest(c->ulp == IW_ULP_PERFTEST ? IW_ULP_PERFTEST_READ : c->ulp);
 	/* The built-in DUT's startup timeout (MPA-6.1-R10a) is only measured, never judged: keep it short
 	 * so the measuring cases do not dominate a run. It runs from the peer's last octet, so a case
 	 * that sends its frame an octet at a time is not cut off however slowly a loaded machine

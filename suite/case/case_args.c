@@ -64,52 +64,47 @@ static void types_desc(const iw_arg_spec *sp, char *buf, size_t cap)
 		snprintf(buf + o, cap - o, ", or recv, recv+N, recv-N (from the DUT's posted receives)");
 }
 
-/* `end` or `end-N` where a TO into the advertised buffer goes (IW_SPEC_FROM_END): N octets back
- * from its end, whose length the DUT's application tells only when the case runs. N is what
- * `end-` leaves, an integer of 1 to 0xffffffff (a buffer's length is 32 bits; `end-0` is written
- * `end`, so that each offset has one spelling). */
-static int from_end(parser *p, const iw_arg_spec *sp, const value *v, iw_arg *a)
+/* Whether the n octets at t are word, or word, a sign of signs and N of 1 to 0xffffffff (a
+ * buffer's length and an MSN are 32 bits; `word+0` is written `word`, so that each value has one
+ * spelling); *by gets the signed N (0 for word alone). */
+static bool relative(const char *t, size_t n, const char *word, const char *signs, int64_t *by)
 {
-	char b[64];
-	const char *t = v->text;
-	size_t n = v->ntext;
-	int64_t back = 0;
+	size_t w = strlen(word);
+	int64_t v = 0;
 	bool big = false, overflow = false;
-	bool ok = n >= 3 && !memcmp(t, "end", 3);
-	if (ok && n > 3)
-		ok = t[3] == '-' && cp_parse_int(t + 4, n - 4, &back, &big, &overflow) && !big && back >= 1 &&
-		     back <= 0xffffffffLL;
-	if (!ok)
-		return cp_err(p, "%s=%s: expected an offset into the advertised buffer (an integer), or one counted back "
-			      "from its end: end, end-N with N from 1 to 0xffffffff (end-16, end-0x10)", sp->name,
-			      cp_show(t, n, b, sizeof b));
-	a->type = IW_ARG_INT;
-	a->i = back;
-	a->from_end = true;
-	return 0;
+	*by = 0;
+	if (n < w || memcmp(t, word, w))
+		return false;
+	if (n == w)
+		return true;
+	if (!strchr(signs, t[w]) || !cp_parse_int(t + w + 1, n - w - 1, &v, &big, &overflow) || big || v < 1 ||
+	    v > 0xffffffffLL)
+		return false;
+	*by = t[w] == '-' ? -v : v;
+	return true;
 }
 
-/* `recv`, `recv+N` or `recv-N` (IW_SPEC_FROM_RECV): counted from the receives the DUT's
- * application posts, which its ULP profile tells only when the case runs (size and mo: their
- * size; msn: the MSN of the last one). N is 1 to 0xffffffff; `recv+0` is written `recv`. */
-static int from_recv(parser *p, const iw_arg_spec *sp, const value *v, iw_arg *a)
+/* A value counted from what the DUT's application tells only when the case runs: `end` or
+ * `end-N` for a TO into its advertised buffer (IW_SPEC_FROM_END: N octets back from its end), or
+ * `recv`, `recv+N`, `recv-N` (IW_SPEC_FROM_RECV: from the receives it posts; size and mo count
+ * from their size, msn from the MSN of the last one). */
+static int relative_arg(parser *p, const iw_arg_spec *sp, const value *v, iw_arg *a)
 {
 	char b[64];
-	const char *t = v->text;
-	size_t n = v->ntext;
-	int64_t by = 0;
-	bool big = false, overflow = false;
-	bool ok = n >= 4 && !memcmp(t, "recv", 4);
-	if (ok && n > 4)
-		ok = (t[4] == '+' || t[4] == '-') && cp_parse_int(t + 5, n - 5, &by, &big, &overflow) && !big &&
-		     by >= 1 && by <= 0xffffffffLL;
-	if (!ok)
+	bool end = (sp->flags & IW_SPEC_FROM_END) != 0;
+	int64_t by;
+	if (!relative(v->text, v->ntext, end ? "end" : "recv", end ? "-" : "+-", &by)) {
+		cp_show(v->text, v->ntext, b, sizeof b);
+		if (end)
+			return cp_err(p, "%s=%s: expected an offset into the advertised buffer (an integer), or one counted "
+				      "back from its end: end, end-N with N from 1 to 0xffffffff (end-16, end-0x10)", sp->name, b);
 		return cp_err(p, "%s=%s: expected an integer, or one counted from the receives the DUT's application "
-			      "posts: recv, recv+N, recv-N with N from 1 to 0xffffffff (recv+1, recv-6)", sp->name,
-			      cp_show(t, n, b, sizeof b));
+			      "posts: recv, recv+N, recv-N with N from 1 to 0xffffffff (recv+1, recv-6)", sp->name, b);
+	}
 	a->type = IW_ARG_INT;
-	a->i = n > 4 && t[4] == '-' ? -by : by;
-	a->from_recv = true;
+	a->i = end ? -by : by;
+	a->from_end = end;
+	a->from_recv = !end;
 	return 0;
 }
 
@@ -208,13 +203,8 @@ static int apply(parser *p, iw_step *st, const iw_step_schema *sc, const iw_arg_
 		v->bytes = NULL;
 		break;
 	case V_WORD:
-		if (sp->flags & IW_SPEC_FROM_END) {
-			if (from_end(p, sp, v, &a))
-				return IW_EINVAL;
-			break;
-		}
-		if (sp->flags & IW_SPEC_FROM_RECV) {
-			if (from_recv(p, sp, v, &a))
+		if (sp->flags & (IW_SPEC_FROM_END | IW_SPEC_FROM_RECV)) {
+			if (relative_arg(p, sp, v, &a))
 				return IW_EINVAL;
 			break;
 		}
@@ -256,9 +246,9 @@ static int unknown_arg(parser *p, const iw_step_schema *sc, const char *name, si
 }
 
 /* A value that starts with `end` where an offset from the buffer's end may go (`recv` where one
- * from the posted receives may): taken whole, to the next space, so that from_end() names what is
- * wrong with `end+1` or `end-0x1g` itself (from_recv() with `recv*2`) rather than the lexer
- * calling it no value at all. */
+ * from the posted receives may): taken whole, to the next space, so that relative_arg() names
+ * what is wrong with `end+1`, `end-0x1g` or `recv*2` itself rather than the lexer calling it no
+ * value at all. */
 static int lex_relative(const char **pp, const char *end, value *v)
 {
 	memset(v, 0, sizeof *v);
@@ -296,9 +286,9 @@ int cp_parse_args(parser *p, const char **pp, const char *end, iw_step *st, bool
 				return unknown_arg(p, sc, t.name, t.nname);
 			if (*pp >= end || is_stop(**pp))
 				return cp_err(p, "argument '%s' has no value", sp->name);
-			bool relative = ((sp->flags & IW_SPEC_FROM_END) && end - *pp >= 3 && !memcmp(*pp, "end", 3)) ||
+			bool counted = ((sp->flags & IW_SPEC_FROM_END) && end - *pp >= 3 && !memcmp(*pp, "end", 3)) ||
 					((sp->flags & IW_SPEC_FROM_RECV) && end - *pp >= 4 && !memcmp(*pp, "recv", 4));
-			rc = relative ? lex_relative(pp, end, &v) : cp_lex_value(p, pp, end, &v);
+			rc = counted ? lex_relative(pp, end, &v) : cp_lex_value(p, pp, end, &v);
 			if (rc)
 				return rc;
 			rc = apply(p, st, sc, sp, &v, false);

@@ -13,6 +13,7 @@
 #include "dut_config.h"
 #include "iw_conn.h"
 #include "ref_faults.h"
+#include "driver.h"
 #include "ref_server.h"
 
 static volatile sig_atomic_t serve_stop;
@@ -145,12 +146,7 @@ int cmd_serve(int argc, char **argv)
 			o.rping = true;         /* rping's flow instead of the reflector (docs/rping.md) */
 			o.reflector = false;
 		} else if ((v = opt_value(argc, argv, &i, "--perftest", &m)) || m) {
-			static const char *const modes[] = { [IW_REF_PERFTEST_SEND] = "send", [IW_REF_PERFTEST_WRITE] = "write",
-							     [IW_REF_PERFTEST_READ] = "read", [IW_REF_PERFTEST_SEND_LAT] = "send-lat" };
-			o.perftest = IW_REF_PERFTEST_OFF;
-			for (int k = IW_REF_PERFTEST_SEND; k <= IW_REF_PERFTEST_SEND_LAT && v; k++)
-				if (!strcmp(v, modes[k]))
-					o.perftest = k;
+			o.perftest = iw_drv_ref_perftest(iw_driver_perftest_ulp(v));
 			if (o.perftest == IW_REF_PERFTEST_OFF)
 				return usage_error("--perftest takes send, write, read (ib_send_bw, ib_write_bw, ib_read_bw -R) or "
 						   "send-lat (ib_send_lat -R -s 65536), "

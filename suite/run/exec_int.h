@@ -106,10 +106,9 @@ struct hconn {
 	iw_mpa_rx *rx;
 	bool rx_ready;
 	uint32_t msn[4];
-	/* the receives of the DUT's application when `startup` ended (its ULP profile's), for
-	 * `size=recv+1`, `mo=recv`, `msn=recv+1` (exec_send.c) */
-	bool recv_known;
-	uint32_t recv_size, recv_last_msn;
+	/* the harness's next MSN on QN 0 when `startup` ended, from which `msn=recv+1` counts the
+	 * receives the ULP profile posts (exec_send.c); 0: no startup on this connection */
+	uint32_t startup_msn;
 	size_t fullop_in_off;       /* where full operation began in `in` (for diagnosis) */
 	bool fullop_in_valid;
 	bool sent_fpdu;             /* the harness has sent an FPDU on this connection */

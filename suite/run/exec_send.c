@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mpa_markers.h"
+#include "ulp_profile.h"
 
 const ex_msg_type ex_msg_types[] = {
 	{"send", IW_OP_SEND, false, IW_QN_SEND},
@@ -138,14 +139,18 @@ static bool recv_arg(ctx *x, const iw_step *s, const char *name, int64_t dflt, i
 		snprintf(as, sizeof as, "%s=recv%c%lld", name, a->i < 0 ? '-' : '+', llabs((long long)a->i));
 	else
 		snprintf(as, sizeof as, "%s=recv", name);
-	if (!x->h->recv_known)
+	if (!x->h->startup_msn)
 		return ex_herror(x, "line %d: %s: this connection was not taken to full operation by `startup`, so the "
 			      "DUT's posted receives are not known", s->line, as);
-	int64_t base = !strcmp(name, "msn") ? (int64_t)x->h->recv_last_msn : (int64_t)x->h->recv_size;
-	*v = base + a->i;
+	/* What the profile posts, counted from the harness's next MSN after startup: the Sends of
+	 * startup (the reflector's, ib_send_lat's) took theirs and were reposted. The case needs
+	 * `recv` (case_parse.c), so the profile posts some. */
+	const iw_case_needs_amounts *r = &iw_ulp_profile_of(&x->o->dut, x->dut_role)->amounts;
+	int64_t last = (int64_t)x->h->startup_msn + r->recv_n - 1;
+	*v = (!strcmp(name, "msn") ? last : (int64_t)r->recv_size) + a->i;
 	if (*v < 0 || *v > max)
 		return ex_herror(x, "line %d: %s is %lld, outside 0..%lld (the DUT's receives: %u octets, the last at MSN "
-			      "%u)", s->line, as, (long long)*v, (long long)max, x->h->recv_size, x->h->recv_last_msn);
+			      "%lld)", s->line, as, (long long)*v, (long long)max, r->recv_size, (long long)last);
 	return true;
 }
 

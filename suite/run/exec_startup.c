@@ -126,14 +126,8 @@ bool ex_startup_conn(ctx *x, int64_t within_ms, int m, int c, int line)
 {
 	bool framed = ex_startup_frames(x, within_ms, m, c, line);
 	bool ok = framed && ulp_startup(x, within_ms, line);
-	const iw_ulp_profile *u = ulp_of(x);
-	if (ok && (u->provides & IW_CAP_RECV)) {
-		/* What the profile posts, counted from the harness's next MSN: the Sends of startup (the
-		 * reflector's) took theirs and were reposted. */
-		x->h->recv_known = true;
-		x->h->recv_size = u->amounts.recv_size;
-		x->h->recv_last_msn = x->h->msn[IW_QN_SEND] + u->amounts.recv_n - 1;
-	}
+	if (ok)
+		x->h->startup_msn = x->h->msn[IW_QN_SEND];
 	if (!ok && x->failed && !x->harness_error) {
 		/* The application was silent past the startup time: a DUT too slow for it (a guest
 		 * under load) or one that lost the Send, which the wire cannot tell apart. Neither is

@@ -77,6 +77,36 @@ lib_exit() {
 	eval "$lib_on_exit"
 	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
 }
+# On a run's results.json (iwspec run --report DIR):
+# ran RESULTS [ID-REGEX]: how many cases (whose id matches) did not SKIP.
+ran() { jq -r --arg re "${2:-.}" '[.cases[] | select(.verdict != "SKIP" and (.id | test($re)))] | length' "$1"; }
+# half RESULTS NAME: at least half of the catalog's DDP and RDMAP cases ran (issue 26's target).
+half() {
+	lib_n=$(jq -r '[.cases[] | select(.id | test("^(ddp|rdmap)[.]"))] | length' "$1")
+	lib_r=$(ran "$1" '^(ddp|rdmap)[.]')
+	[ "$lib_n" -gt 0 ] && [ $((lib_r * 2)) -ge "$lib_n" ] && ok ||
+		bad "$2: $lib_r of ${lib_n:-no} DDP and RDMAP cases ran, fewer than half"
+}
+# run_all CONF OUT NAME [--cases ...]: `iwspec run` under CONF, reports in OUT, exits 0 and every
+# case that ran PASSed or is INFO (the others are listed with their reasons).
+run_all() {
+	lib_conf=$1 lib_out=$2 lib_name=$3
+	shift 3
+	timeout 300 "$IWSPEC" run --dut-config "$lib_conf" --report "$lib_out" "$@" >"$tmp/log" 2>&1
+	lib_run=$?
+	[ $lib_run -eq 0 ] && ok || { bad "$lib_name: iwspec run exited $lib_run"; sed 's/^/    /' "$tmp/log" | tail -20 >&2; }
+	lib_n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' "$lib_out/results.json" 2>/dev/null)
+	[ "${lib_n:-1}" -eq 0 ] && ok || { bad "$lib_name: ${lib_n:-no results:} cases neither PASS nor INFO"
+		jq -r '.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO") | "  \(.id) \(.reason)"' "$lib_out/results.json" >&2; }
+}
+# sent_is RESULTS CASE head|tail SUFFIX: the first (head) or last (tail) FPDU the harness sent in
+# the case (perftest's comm connections, 32 and up, left out) ends with SUFFIX.
+sent_is() {
+	lib_s=$(jq -r --arg c "$2" '.cases[] | select(.id == $c) | .wire[]? | select(.conn < 32) | .summary? // empty' \
+		"$1" | grep '^FPDU send: ' | $3 -n 1)
+	case $lib_s in *"$4") ok ;; *) bad "$2: the harness's $3 FPDU is '${lib_s:-none}', not one ending '$4'" ;; esac
+}
+
 tmp=$(mktemp -d) || { echo "$0: mktemp -d failed" >&2; exit 2; }
 [ -z "${KEEP:-}" ] || echo "kept $tmp" >&2
 trap 'lib_rc=$?; lib_exit; exit $lib_rc' EXIT

@@ -9,20 +9,10 @@
 # iwspec playing the server; a bad mode is refused. $IWSPEC names the binary. Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
-# ran RESULTS.JSON [ID-PREFIX-REGEX]: how many cases did not SKIP
-ran() { jq -r --arg re "${2:-.}" '[.cases[] | select(.verdict != "SKIP" and (.id | test($re)))] | length' "$1"; }
-
 for m in send write read; do
 	printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-%s\n' $m >"$tmp/$m.conf"
 	out="$tmp/run-$m"
-	timeout 120 "$IWSPEC" run --dut-config "$tmp/$m.conf" --report "$out" >"$tmp/log" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] && ok || { bad "perftest-$m: iwspec run exited $rc"; sed 's/^/    /' "$tmp/log" | tail -20 >&2; }
-	n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' \
-		"$out/results.json")
-	[ "$n" -eq 0 ] && ok || { bad "perftest-$m: $n cases neither PASS nor INFO"; jq -r '.cases[] |
-		select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO") | "  \(.id) \(.reason)"' \
-		"$out/results.json" >&2; }
+	run_all "$tmp/$m.conf" "$out" "perftest-$m"
 	# Measured: send 68 cases (26 DDP and RDMAP), write 67 (25), read 85 (41); the reflector-less
 	# configuration before the profiles ran 42 and none of the DDP and RDMAP cases.
 	all=$(ran "$out/results.json")
@@ -32,11 +22,6 @@ for m in send write read; do
 done
 # perftest-read runs at least half of the DDP and RDMAP cases (docs/ulp-profiles.md): a case
 # whose needs grow past what ib_read_bw gives shows here.
-half() { # RESULTS.JSON NAME
-	n=$(jq -r '[.cases[] | select(.id | test("^(ddp|rdmap)[.]"))] | length' "$1")
-	r=$(ran "$1" '^(ddp|rdmap)[.]')
-	[ $((r * 2)) -ge "$n" ] && ok || bad "$2: $r of $n DDP and RDMAP cases ran, fewer than half"
-}
 half "$tmp/run-read/results.json" perftest-read
 # A Write one octet past the end of the range the DUT's keys name: judged only because the keys
 # were read (to=end: perftest's vaddr is 65536 octets from its buffer's end).
@@ -55,24 +40,16 @@ r=$(jq -r '.cases[] | select(.id == "ddp.untagged.multi-segment-out-of-order") |
 case $r in "SKIP needs echo: the DUT runs ib_send_bw -R"*) ok ;; *) bad "an echo case under perftest-send: $r" ;; esac
 
 # The MSN one past ib_send_bw's 512 receives (msn=recv+1), and a Send one octet longer than them.
-sent() { jq -r --arg c "$1" '.cases[] | select(.id == $c) | .wire[]? | select(.conn < 32) | .summary? // empty' \
-	"$tmp/run-send/results.json" | grep '^FPDU send: ' | tail -1; }
-case $(sent ddp.untagged.msn-no-buffer) in *"MSN=513 MO=0, 9 payload octets") ok ;;
-*) bad "msn-no-buffer under perftest-send: $(sent ddp.untagged.msn-no-buffer)" ;; esac
-case $(sent ddp.untagged.message-longer-than-buffer) in *"L=1 DV=1 QN=0 MSN=1 MO=65464, 73 payload octets") ok ;;
-*) bad "message-longer-than-buffer under perftest-send: $(sent ddp.untagged.message-longer-than-buffer)" ;; esac
+sent_is "$tmp/run-send/results.json" ddp.untagged.msn-no-buffer tail "MSN=513 MO=0, 9 payload octets"
+sent_is "$tmp/run-send/results.json" ddp.untagged.message-longer-than-buffer tail \
+	"L=1 DV=1 QN=0 MSN=1 MO=65464, 73 payload octets"
 
 # ib_send_lat's server (ulp = perftest-send-lat): the built-in DUT answers each Send of the test
 # connection with one of 65536 octets of its own. Every case its profile runs PASSes; the cases
 # that need only `answer` run there and nowhere under ib_send_bw; a case that judges the echo's
 # content still SKIPs.
 printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-send-lat\n' >"$tmp/lat.conf"
-timeout 120 "$IWSPEC" run --dut-config "$tmp/lat.conf" --report "$tmp/lat" >"$tmp/log" 2>&1
-rc=$?
-[ $rc -eq 0 ] && ok || { bad "perftest-send-lat: iwspec run exited $rc"; sed 's/^/    /' "$tmp/log" | tail -20 >&2; }
-n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' "$tmp/lat/results.json")
-[ "$n" -eq 0 ] && ok || { bad "perftest-send-lat: $n cases neither PASS nor INFO"; jq -r '.cases[] |
-	select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO") | "  \(.id) \(.reason)"' "$tmp/lat/results.json" >&2; }
+run_all "$tmp/lat.conf" "$tmp/lat" perftest-send-lat
 all=$(ran "$tmp/lat/results.json")
 dr=$(ran "$tmp/lat/results.json" '^(ddp|rdmap)[.]')
 drsend=$(ran "$tmp/run-send/results.json" '^(ddp|rdmap)[.]')
@@ -170,14 +147,7 @@ grep -Eq ', [1-9][0-9]* on perftest.s comm connections\)' "$tmp/xc" && ok || bad
 for m in send write read; do
 	printf 'dut = ref\nrole = initiator\nprofile = rfc6581\nulp = perftest-%s\n' $m >"$tmp/cli-$m.conf"
 	out="$tmp/cli-$m"
-	timeout 120 "$IWSPEC" run --dut-config "$tmp/cli-$m.conf" --report "$out" >"$tmp/log" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] && ok || { bad "perftest-$m client: iwspec run exited $rc"; sed 's/^/    /' "$tmp/log" | tail -20 >&2; }
-	n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' \
-		"$out/results.json")
-	[ "$n" -eq 0 ] && ok || { bad "perftest-$m client: $n cases neither PASS nor INFO"; jq -r '.cases[] |
-		select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO") | "  \(.id) \(.reason)"' \
-		"$out/results.json" >&2; }
+	run_all "$tmp/cli-$m.conf" "$out" "perftest-$m client"
 	all=$(ran "$out/results.json")
 	dr=$(ran "$out/results.json" '^(ddp|rdmap)[.]')
 	[ "$all" -ge 30 ] && ok || bad "perftest-$m client: only $all cases ran"
@@ -215,12 +185,7 @@ n=$(jq -r '[.cases[] | select(.verdict == "FAIL" and (.id | test("^(ddp|rdmap)[.
 # program.
 for role in responder initiator; do
 	printf 'dut = ref\nrole = %s\nprofile = rfc6581\nulp = perftest\n' $role >"$tmp/any-$role.conf"
-	timeout 300 "$IWSPEC" run --dut-config "$tmp/any-$role.conf" --report "$tmp/any-$role" >"$tmp/log" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] && ok || { bad "ulp = perftest ($role): iwspec run exited $rc"; tail -20 "$tmp/log" >&2; }
-	n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' \
-		"$tmp/any-$role/results.json")
-	[ "$n" -eq 0 ] && ok || bad "ulp = perftest ($role): $n cases neither PASS nor INFO"
+	run_all "$tmp/any-$role.conf" "$tmp/any-$role" "ulp = perftest ($role)"
 	half "$tmp/any-$role/results.json" "ulp = perftest ($role)"
 done
 [ "$(ran "$tmp/any-responder/results.json" '^(ddp|rdmap)[.]')" -gt "$(ran "$tmp/run-read/results.json" '^(ddp|rdmap)[.]')" ] &&

@@ -94,21 +94,11 @@ case $r in "SKIP needs rping"*) ok ;; *) bad "rping case against the reflector: 
 # the client, whose 64-octet buffer the cases that reach the end of a range count back from
 # (to=end-N), runs at least half of the DDP and RDMAP cases (of those in the catalog, so a case
 # added or a need grown shows here). Measured: client 42 of 77, server 26.
-ran() { jq -r --arg re "${2:-.}" '[.cases[] | select(.verdict != "SKIP" and (.id | test($re)))] | length' "$1"; }
 for role in initiator responder; do
 	printf 'ulp = rping\nrole = %s\n' $role >"$tmp/all-$role.conf"
-	timeout 300 "$IWSPEC" run --dut-config "$tmp/all-$role.conf" --report "$tmp/all-$role" >"$tmp/log" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] && ok || { bad "every case, rping as $role: iwspec run exited $rc"; tail -20 "$tmp/log" >&2; }
-	n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' \
-		"$tmp/all-$role/results.json")
-	[ "$n" -eq 0 ] && ok || { bad "every case, rping as $role: $n neither PASS nor INFO"; jq -r '.cases[] |
-		select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO") | "  \(.id) \(.reason)"' \
-		"$tmp/all-$role/results.json" >&2; }
+	run_all "$tmp/all-$role.conf" "$tmp/all-$role" "every case, rping as $role"
 done
-n=$(jq -r '[.cases[] | select(.id | test("^(ddp|rdmap)[.]"))] | length' "$tmp/all-initiator/results.json")
-r=$(ran "$tmp/all-initiator/results.json" '^(ddp|rdmap)[.]')
-[ "$n" -ge 70 ] && [ $((r * 2)) -ge "$n" ] && ok || bad "rping client: $r of $n DDP and RDMAP cases ran, fewer than half"
+half "$tmp/all-initiator/results.json" "rping client"
 [ "$(ran "$tmp/all-responder/results.json" '^(ddp|rdmap)[.]')" -ge 26 ] && ok || bad "rping server: fewer DDP and RDMAP cases ran"
 # Those at the end of the range ran against rping's 64 octets, not the reflector's 64 KiB.
 for c in ddp.tagged.to-past-end rdmap.read.bounds rdmap.terminate.layout-tagged-error ddp.tagged.write-at-edges; do
@@ -122,23 +112,15 @@ to=$(printf '%s\n' "$wire" | sed -n 's/^FPDU write: .* TO=\(0x[0-9a-f]*\), 1 pay
 	bad "ddp.tagged.to-past-end did not write at offset 64 of rping's buffer (address ${adv:-?}, TO ${to:-?})"
 # The cases about the edge of the posted receives count from rping's one receive of 16 octets
 # (size=recv+1, mo=recv, msn=recv+1): a Send of 17 octets, MO 16, MSN 2 on rping's server.
-sent() { jq -r --arg c "$1" '.cases[] | select(.id == $c) | .wire[]? | select(.conn < 32) | .summary? // empty' \
-	"$tmp/all-responder/results.json" | grep '^FPDU send: ' | head -1; }
-case $(sent ddp.untagged.message-longer-than-buffer) in *"MSN=1 MO=0, 17 payload octets") ok ;;
-*) bad "message-longer-than-buffer against rping's server: $(sent ddp.untagged.message-longer-than-buffer)" ;; esac
-case $(sent ddp.untagged.mo-past-buffer) in *"MSN=1 MO=16, 4 payload octets") ok ;;
-*) bad "mo-past-buffer against rping's server: $(sent ddp.untagged.mo-past-buffer)" ;; esac
-case $(sent ddp.untagged.msn-no-buffer) in *"MSN=2 MO=0, 9 payload octets") ok ;;
-*) bad "msn-no-buffer against rping's server: $(sent ddp.untagged.msn-no-buffer)" ;; esac
+r="$tmp/all-responder/results.json"
+sent_is "$r" ddp.untagged.message-longer-than-buffer head "MSN=1 MO=0, 17 payload octets"
+sent_is "$r" ddp.untagged.mo-past-buffer head "MSN=1 MO=16, 4 payload octets"
+sent_is "$r" ddp.untagged.msn-no-buffer head "MSN=2 MO=0, 9 payload octets"
 # rping_size: a lab whose rping runs with -S 65535 says so, and the cases that need more than 64
 # octets of range and nothing else run too (built-in DUT: its rping's buffers follow); the rping
 # cases, which script -S 64's flow, SKIP saying which rping runs. Measured: 43 of 77.
 printf 'ulp = rping\nrole = initiator\nrping_size = 65535\n' >"$tmp/big.conf"
-timeout 300 "$IWSPEC" run --dut-config "$tmp/big.conf" --report "$tmp/big" >"$tmp/log" 2>&1
-rc=$?
-[ $rc -eq 0 ] && ok || { bad "rping_size = 65535: iwspec run exited $rc"; tail -20 "$tmp/log" >&2; }
-n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS" and .verdict != "INFO")] | length' "$tmp/big/results.json")
-[ "$n" -eq 0 ] && ok || bad "rping_size = 65535: $n cases neither PASS nor INFO"
+run_all "$tmp/big.conf" "$tmp/big" "rping_size = 65535"
 big=$(ran "$tmp/big/results.json" '^(ddp|rdmap)[.]')
 small=$(ran "$tmp/all-initiator/results.json" '^(ddp|rdmap)[.]')
 [ "$big" -gt "$small" ] && ok || bad "rping_size = 65535 ran $big DDP and RDMAP cases, -S 64 $small"
