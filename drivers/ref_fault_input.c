@@ -115,9 +115,6 @@ void iw_fault_input(iw_fault_conn *f, uint8_t *data, size_t len)
 			data[i] &= (uint8_t)~IW_MPA_FLAG_M;
 		data[i] = iw_mut_hdr_in(f, p, data[i]);
 	}
-	for (size_t i = 0; f->profile->startup_frames && i < len && f->in_pos + i < IW_MPA_FRAME_HDR_LEN + 4; i++)
-		if (f->in_pos + i >= IW_MPA_FRAME_HDR_LEN)
-			data[i] = iw_mut_pd_in(f, (size_t)(f->in_pos + i), data[i]);
 	uint64_t before = f->in_pos;
 	f->in_pos += len;
 	f->in_rewritten = false;

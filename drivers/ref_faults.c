@@ -153,21 +153,15 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 		"does not check RDMAP's RV: a message of another version is taken as its own", "rdmap", NULL },
 	[IW_MUTANT_PLACE_AFTER_ERROR] = { "place-after-error", "DDP-9.1-03",
 		"after an error (Terminate sent) still places the RDMA Writes that follow, then closes", "errors", NULL },
-	[IW_MUTANT_NEVER_CLOSE] = { "never-close", "DDP-5-10",
+	[IW_MUTANT_NEVER_CLOSE] = { "never-close", "RFC5040-6.2-02",
 		"after an error sends its Terminate but never closes the connection (only the idle timeout does)",
 		"errors", "profile:rfc5044" },
-	[IW_MUTANT_IGNORE_IRD] = { "ignore-ird", "RFC5040-5.2-08",
-		"takes its IRD from its own resources, ignoring the peer's RFC 6581 ORD of 0 (its Reply says IRD 16), "
-		"and serves a Read Request the negotiated IRD of 0 does not allow", "rdmap", "responder profile:rfc6581" },
 	[IW_MUTANT_ZERO_READ_DATA] = { "zero-read-data", "RFC5040-5.2-05",
 		"answers a zero-length Read Request with the 8 octets at its source TO instead of a zero-length Read "
 		"Response", "rdmap", NULL },
 	[IW_MUTANT_READ_QUEUE_OFF_BY_ONE] = { "read-queue-off-by-one", "RFC5040-5.5-03",
 		"serves each Read Request after the first from the source range of the Read Request before it (an "
 		"off-by-one in its inbound Read queue): the responses lag one request behind", "rdmap", NULL },
-	[IW_MUTANT_TERM_ANSWERS_TERM] = { "term-answers-term", "RFC5040-5.4-04",
-		"answers a Terminate from the peer with a Terminate of its own (it checks the Terminate's QN as a "
-		"Send's and reports DDP 0x2/0x01)", "rdmap", NULL },
 	[IW_MUTANT_RREQ_QN_UNCHECKED] = { "rreq-qn-unchecked", "RFC5040-4.2-05",
 		"dispatches untagged messages by opcode alone: a Read Request on QN 0 or 2 is served as one on QN 1",
 		"rdmap", NULL },
@@ -194,9 +188,6 @@ static const iw_fault_info mutant_tab[IW_MUTANT_COUNT] = {
 	[IW_MUTANT_RDMAP_RSVD_CHECKED] = { "rdmap-rsvd-checked", "RFC5040-4.1-05",
 		"checks the two Rsvd bits of the RDMAP Control Field: a message with them set is refused as one of "
 		"another RDMAP version (Terminate 0x2/0x05)", "rdmap", NULL },
-	[IW_MUTANT_SHORT_RREQ_DROPPED] = { "short-rreq-dropped", "RFC5040-4.4-03",
-		"silently discards an RDMA Read Request whose body is not the 28-octet header: no Read Response, no "
-		"Terminate", "rdmap", NULL },
 	[IW_MUTANT_TERM_NO_HEADERS] = { "term-no-headers", "RFC5040-4.8-03",
 		"its Terminates carry the control word alone: M, D and R clear, no DDP segment length, no DDP or RDMA "
 		"header of the message at fault", "rdmap", NULL },

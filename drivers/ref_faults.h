@@ -99,10 +99,8 @@ enum iw_mutant {
 	IW_MUTANT_PLACE_AFTER_ERROR,
 	IW_MUTANT_NEVER_CLOSE,
 	/* RDMAP in depth (RFC 5040 §4.2-5.5, RFC 6581's IRD). */
-	IW_MUTANT_IGNORE_IRD,
 	IW_MUTANT_ZERO_READ_DATA,
 	IW_MUTANT_READ_QUEUE_OFF_BY_ONE,
-	IW_MUTANT_TERM_ANSWERS_TERM,
 	IW_MUTANT_RREQ_QN_UNCHECKED,
 	IW_MUTANT_SEND_SE_INV_UNCHECKED,
 	IW_MUTANT_INVALIDATE_IGNORED,
@@ -113,7 +111,6 @@ enum iw_mutant {
 	IW_MUTANT_RESYNC_ON_READ,
 	/* RDMAP rules of spec/rfc-rows.md no mutant broke before (issue 29). */
 	IW_MUTANT_RDMAP_RSVD_CHECKED,
-	IW_MUTANT_SHORT_RREQ_DROPPED,
 	IW_MUTANT_TERM_NO_HEADERS,
 	IW_MUTANT_TERM_RSVD_SET,
 	/* Startup answers the runner judged only in some steps (issue: octets nobody judged). */
@@ -243,7 +240,6 @@ typedef struct iw_fault_conn {
 	uint32_t msn_from[16], msn_to[16];
 	unsigned msn_n;
 	bool out_tagged_cont;       /* l-on-middle: the last tagged segment sent was not the last */
-	uint8_t in_ord_hi;          /* ignore-ird: octet 22 of the peer's frame (the ORD word's high octet) */
 	bool have_prev_rr;          /* read-queue-off-by-one: the source range of the last Read Request */
 	uint32_t prev_src_stag, prev_size;
 	uint64_t prev_src_to;

@@ -87,22 +87,6 @@ uint8_t iw_mut_hdr_in(iw_fault_conn *f, size_t p, uint8_t o)
 	}
 }
 
-uint8_t iw_mut_pd_in(iw_fault_conn *f, size_t p, uint8_t o)
-{
-	/* ignore-ird (RFC5040-5.2): the peer's RFC 6581 ORD of 0 is read as 16, so the model
-	 * negotiates an IRD of 16 and serves the Read Requests a conforming DUT refuses. The ORD
-	 * word is PD octets 2-3 (frame octets 22-23); its two high bits are RTR flags. */
-	if (f->mutant != IW_MUTANT_IGNORE_IRD || !f->profile->enhanced ||
-	    !(iw_mpa_frame_flags(f->in_hdr) & IW_MPA_FLAG_ENHANCED) ||
-	    iw_mpa_frame_pd_length(f->in_hdr) < IW_MPA_IRDORD_LEN)
-		return o;
-	if (p == IW_MPA_FRAME_HDR_LEN + 2)
-		f->in_ord_hi = o;
-	else if (p == IW_MPA_FRAME_HDR_LEN + 3 && !(f->in_ord_hi & 0x3F) && o == 0)
-		return 16;
-	return o;
-}
-
 void iw_mut_hdr_out(const iw_fault_conn *f, uint8_t h[IW_MPA_FRAME_HDR_LEN])
 {
 	/* MPA-6.1.1-01: an initiator puts the Request key in its frame; this one sends the Reply key. */
@@ -151,12 +135,10 @@ bool iw_mut_is_in(enum iw_mutant m)
 	case IW_MUTANT_PLACE_AFTER_ERROR:
 	case IW_MUTANT_ZERO_READ_DATA:
 	case IW_MUTANT_READ_QUEUE_OFF_BY_ONE:
-	case IW_MUTANT_TERM_ANSWERS_TERM:
 	case IW_MUTANT_RREQ_QN_UNCHECKED:
 	case IW_MUTANT_SEND_SE_INV_UNCHECKED:
 	case IW_MUTANT_INVALIDATE_IGNORED:
 	case IW_MUTANT_RDMAP_RSVD_CHECKED:
-	case IW_MUTANT_SHORT_RREQ_DROPPED:
 		return true;
 	default:
 		return false;
@@ -386,14 +368,6 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 		f->prev_size = mine.size;
 		return true;
 	}
-	case IW_MUTANT_TERM_ANSWERS_TERM:
-		/* RFC5040-4.8: a Terminate's QN is checked as if it were a Send's: QN 2 taken for an
-		 * invalid queue (put on QN 3 for the model), which the model reports with a Terminate. */
-		if (!h.tagged && op == IW_OP_TERMINATE && h.qn == IW_QN_TERMINATE) {
-			h.qn = IW_QN_TERMINATE + 1;
-			put_hdr(&h, u);
-		}
-		return true;
 	case IW_MUTANT_RREQ_QN_UNCHECKED:
 		/* RFC5040-4.2: a Read Request is dispatched by its opcode, whatever QN carries it: on
 		 * QN 0 or 2 it becomes the next message of QN 1. */
@@ -426,19 +400,6 @@ bool iw_mut_rewrite_in(iw_fault_conn *f, uint8_t *u, size_t *n)
 		if (iw_rdmap_ctrl_rsvd(h.rsvdulp[0])) {
 			h.rsvdulp[0] = iw_rdmap_ctrl(rv ? 0 : 1, op);
 			put_hdr(&h, u);
-		}
-		return true;
-	case IW_MUTANT_SHORT_RREQ_DROPPED:
-		/* RFC5040-4.4-03: a Read Request that is not 28 octets is dropped without a word; it
-		 * becomes a zero-length RDMA Write, which the model takes without a check (DDP-7.2-10). */
-		if (!h.tagged && op == IW_OP_READ_REQ && h.qn == IW_QN_READ_REQ && plen != IW_RDMAP_READ_REQ_LEN) {
-			iw_ddp_hdr z;
-			memset(&z, 0, sizeof z);
-			z.tagged = z.last = true;
-			z.dv = h.dv;
-			z.rsvdulp[0] = iw_rdmap_ctrl(rv, IW_OP_WRITE);
-			put_hdr(&z, u);
-			*n = IW_DDP_TAGGED_HDR_LEN;
 		}
 		return true;
 	case IW_MUTANT_PLACE_AFTER_ERROR:

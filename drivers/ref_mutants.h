@@ -31,10 +31,6 @@ void iw_mut_conn_config(enum iw_mutant m, iw_conn_config *cfg);
 /* Octet p (< 20) of the peer's startup frame header as the model is to see it. */
 uint8_t iw_mut_hdr_in(iw_fault_conn *f, size_t p, uint8_t o);
 
-/* Octet p (20..23: RFC 6581's IRD/ORD block) of the peer's startup frame as the model is to
- * see it. */
-uint8_t iw_mut_pd_in(iw_fault_conn *f, size_t p, uint8_t o);
-
 /* Our startup frame header as the mutant sends it. */
 void iw_mut_hdr_out(const iw_fault_conn *f, uint8_t h[IW_MPA_FRAME_HDR_LEN]);
 

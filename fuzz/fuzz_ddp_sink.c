@@ -341,9 +341,12 @@ static void op_invalidate(fz *f)
 {
 	int si = fz_u8(f) % NSTAG_VALUES;
 	int rc = iw_sink_invalidate(&sink, 0x100u + (uint32_t)si, NULL);
-	FZ_CHECK((rc == IW_OK) == M.stags[si].known, "invalidate of STag 0x%x: rc %d, known %d", 0x100 + si, rc,
-		 M.stags[si].known);
-	if (M.stags[si].known)
+	/* Only an STag of this stream and PD can be invalidated here (RFC 5040 §7.2 item 5). */
+	const mstag *t = &M.stags[si];
+	bool ours = t->known && t->stream == M.stream && t->pd == M.pd;
+	FZ_CHECK((rc == IW_OK) == ours, "invalidate of STag 0x%x: rc %d, known %d, of this stream and PD %d", 0x100 + si,
+		 rc, t->known, ours);
+	if (ours)
 		M.stags[si].valid = false;
 	verify_all("invalidate");
 }

@@ -39,7 +39,7 @@ static void agree(const iw_profile *p, bool crc, const uint8_t *s, size_t len, s
 	uint64_t starts[MAX_FPDU + 1];
 	size_t n = 0, off = 0;
 	while (off < len) {
-		fz_ref_fpdu_read(s + off, len - off, off, true, false, &ref, NULL);
+		fz_ref_fpdu_read(s + off, len - off, off, true, p->fpduptr_from_length, false, &ref, NULL);
 		FZ_CHECK(ref.complete, "engine stream ends inside an FPDU at %zu", off);
 		FZ_CHECK(ref.markers_agree, "a marker of the engine's FPDU at %zu disagrees with the length chain", off);
 		FZ_CHECK(n < MAX_FPDU, "more FPDUs than framed");
@@ -48,17 +48,19 @@ static void agree(const iw_profile *p, bool crc, const uint8_t *s, size_t len, s
 	}
 	FZ_CHECK(n == count, "%zu FPDUs by the length chain, %zu framed", n, count);
 	starts[n] = len;
-	/* Marker by marker: FPDUPTR leads to a length-chain start. */
+	/* Marker by marker: FPDUPTR leads to a length-chain start, or (RFC 5044) to the length
+	 * field 4 octets past a marker that begins the FPDU. */
 	size_t k = 0;
 	for (size_t m = 0; m + 4 <= len; m += IW_MPA_MARKER_INTERVAL) {
 		uint16_t ptr = (uint16_t)(s[m + 2] << 8 | s[m + 3]) & IW_MPA_FPDUPTR_MASK;
 		while (k + 1 < n && starts[k + 1] <= m)
 			k++;
-		FZ_CHECK((uint16_t)(m - starts[k]) == ptr, "marker at %zu: FPDUPTR %u, length chain %llu", m, ptr,
-			 (unsigned long long)(m - starts[k]));
-		if (m - starts[k] < 0x10000)
-			FZ_CHECK(m - ptr == starts[k], "marker at %zu points at %zu, no FPDU starts there", m,
-				 (size_t)(m - ptr));
+		size_t to = m == starts[k] ? m : starts[k] + (p->fpduptr_from_length && starts[k] % 512 == 0 ? 4 : 0);
+		FZ_CHECK((uint16_t)(m - to) == ptr, "marker at %zu: FPDUPTR %u, length chain %llu", m, ptr,
+			 (unsigned long long)(m - to));
+		if (m - to < 0x10000)
+			FZ_CHECK(m - ptr == to, "marker at %zu points at %zu, no FPDU's %s is there", m, (size_t)(m - ptr),
+				 to == starts[k] ? "start" : "length field");
 	}
 	/* The decoder delivers the same FPDUs. */
 	iw_mpa_rx_init(&rx, p, true, crc);
@@ -85,7 +87,7 @@ static void judge(const iw_profile *p, const uint8_t *s, size_t len, bool crc)
 	iw_mpa_rx_init(&rx, p, true, crc);
 	size_t off = 0;
 	while (off < len) {
-		fz_ref_fpdu_read(s + off, len - off, off, true, crc, &ref, NULL);
+		fz_ref_fpdu_read(s + off, len - off, off, true, p->fpduptr_from_length, crc, &ref, NULL);
 		size_t used;
 		iw_violation err;
 		enum iw_rx_status st = iw_mpa_rx_push(&rx, s + off, len - off, &used, &fp, &err);

@@ -108,7 +108,8 @@ int iw_fuzz_mpa_rx(const uint8_t *data, size_t size)
 				continue;
 			}
 			off += used;
-			fz_ref_fpdu_read(s + ref_off, len - ref_off, start + ref_off, markers, true, &ref, ref_ulpdu);
+			fz_ref_fpdu_read(s + ref_off, len - ref_off, start + ref_off, markers, p->fpduptr_from_length, true, &ref,
+					 ref_ulpdu);
 			FZ_CHECK(ref.complete, "decoder completed an FPDU the reference finds incomplete");
 			FZ_CHECK(off == ref_off + ref.wire_len, "FPDU ends at %zu, reference at %zu", off,
 				 ref_off + ref.wire_len);
@@ -143,7 +144,8 @@ int iw_fuzz_mpa_rx(const uint8_t *data, size_t size)
 		FZ_CHECK(iw_mpa_rx_partial(&rx) == left, "partial %d with %zu octets after the last FPDU",
 			 iw_mpa_rx_partial(&rx), len - ref_off);
 		if (left) {
-			fz_ref_fpdu_read(s + ref_off, len - ref_off, start + ref_off, markers, true, &ref, NULL);
+			fz_ref_fpdu_read(s + ref_off, len - ref_off, start + ref_off, markers, p->fpduptr_from_length, true, &ref,
+					 NULL);
 			FZ_CHECK(!ref.complete, "the reference completes an FPDU the decoder did not deliver");
 		}
 		FZ_CHECK(rx.pos == (uint64_t)start + len, "decoder position %llu after %zu octets from %u",

@@ -32,8 +32,8 @@ uint32_t fz_ref_crc32c(uint32_t crc, const uint8_t *p, size_t n)
 	return ~crc;
 }
 
-size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, bool crc, fz_ref_fpdu *out,
-			uint8_t *ulpdu)
+size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, bool from_length, bool crc,
+			fz_ref_fpdu *out, uint8_t *ulpdu)
 {
 	memset(out, 0, sizeof *out);
 	out->start = pos;
@@ -57,7 +57,11 @@ size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers
 				out->mpos[k] = at;
 				out->mres[k] = (uint16_t)(s[i] << 8 | s[i + 1]);
 				out->mptr[k] = (uint16_t)(s[i + 2] << 8 | s[i + 3]);
-				if ((out->mptr[k] & 0xFFFCu) != (uint16_t)(at - pos))
+				/* The origin: the FPDU's first octet, or (RFC 5044) its ULPDU Length
+				 * field, 4 octets on when a marker begins the FPDU. */
+				uint64_t origin = pos + (from_length && at != pos && out->mpos[0] == pos ? 4 : 0);
+				uint16_t want = at == pos ? 0 : (uint16_t)(at - origin);
+				if ((out->mptr[k] & 0xFFFCu) != want)
 					out->markers_agree = false;
 			}
 			i += 4;

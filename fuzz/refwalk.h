@@ -37,12 +37,14 @@ typedef struct fz_ref_fpdu {
 	size_t ulpdu_have;      /* ULPDU octets copied to the caller's buffer */
 } fz_ref_fpdu;
 
-/* Reads the FPDU that starts at s[0], stream offset pos. ulpdu (65535 octets, may be NULL)
+/* Reads the FPDU that starts at s[0], stream offset pos. With from_length (RFC 5044 §4.3) a
+ * marker inside the FPDU counts back to its ULPDU Length field, past a marker that begins the
+ * FPDU; without, to the FPDU's first octet (the drafts). ulpdu (65535 octets, may be NULL)
  * receives the ULPDU without markers. crc_computed is computed only when crc is true (else 0):
  * a caller that only follows the length chain saves a bytewise CRC over up to 64 KiB. Returns
  * the octets consumed. */
-size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, bool crc, fz_ref_fpdu *out,
-			uint8_t *ulpdu);
+size_t fz_ref_fpdu_read(const uint8_t *s, size_t len, uint64_t pos, bool markers, bool from_length, bool crc,
+			fz_ref_fpdu *out, uint8_t *ulpdu);
 
 /* CRC32C, bytewise from its own table (not the engine's code). */
 uint32_t fz_ref_crc32c(uint32_t crc, const uint8_t *p, size_t n);

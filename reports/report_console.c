@@ -13,6 +13,7 @@
 
 #include "findings.h"
 #include "report_text.h"
+#include "req_catalog.h"
 
 #define FIELD(s) (s), strnlen((s), sizeof(s))
 
@@ -141,8 +142,14 @@ static void summary_case(FILE *f, const iw_case_result *r)
 	fprintf(f, "  %-5s ", iw_verdict_name(v));
 	put_safe(f, FIELD(r->id));
 	if (r->failed_req[0]) {
+		char id[40], where[200];
+		snprintf(id, sizeof id, "%.*s", (int)strnlen(r->failed_req, sizeof r->failed_req), r->failed_req);
 		fputs("  [", f);
 		put_safe(f, FIELD(r->failed_req));
+		if (iw_req_where(id, where, sizeof where)[0]) {
+			fputs(": ", f);
+			fputs(where, f);
+		}
 		fputs("]", f);
 	}
 	fputc('\n', f);

@@ -80,9 +80,26 @@ static void one_case(hctx *h, const iw_case_result *r)
 		html_out(h, v == IW_PASS ? "every expectation held" : "");
 	html_out(h, "</p>\n");
 	if ((v == IW_FAIL || v == IW_WARN) && r->failed_req[0]) {
+		char id[40];
+		snprintf(id, sizeof id, "%.*s", (int)strnlen(r->failed_req, sizeof r->failed_req), r->failed_req);
+		const iw_req_info *q = iw_req_find(id);
 		html_out(h, "<p>Rests on <b class=\"mono\">");
 		html_esc(h, FIELD(r->failed_req));
 		html_out(h, "</b>");
+		if (q) {
+			html_out(h, " (");
+			html_esc_s(h, q->kw);
+			if (q->source[0]) {
+				html_out(h, ", ");
+				html_esc_s(h, q->source);
+			}
+			html_out(h, ")");
+			if (q->quote[0]) {
+				html_out(h, ": <q class=\"rfc-text\">");
+				html_esc_s(h, q->quote);
+				html_out(h, "</q>");
+			}
+		}
 		if (r->fail_wire && r->fail_wire <= r->nwire) {
 			iw_atomic_printf(h->af, "; the failure points at <a href=\"#case-");
 			html_esc_s(h, slug);

@@ -553,3 +553,25 @@ TEST(case_parse_docs_examples)
 	}
 	CHECK(examples >= 3);
 }
+
+/* `rule=ID` on an expectation, inside a one-of too, is kept on the step and is no argument. */
+TEST(case_parse_rule_on_expectations)
+{
+	iw_case *c = parse_ok("id: t.rule\ntitle: T\nrequirement: RFC5040-4.8-10 MUST\n"
+			      "requirement: RFC5040-6.2-02 MUST\nrole: responder\n\nstartup\n"
+			      "expect one-of\n  - terminate layer=rdmap rule=RFC5040-4.8-10 ; close\n  - close\nend\n"
+			      "expect close how=fin rule=RFC5040-6.2-02\n");
+	if (!c)
+		return;
+	CHECK_EQ(c->nsteps, 3);
+	CHECK_STR(step(c, 2)->rule, "RFC5040-6.2-02");
+	CHECK(iw_step_arg(step(c, 2), "rule") == NULL);
+	CHECK(iw_step_arg(step(c, 2), "how") != NULL);
+	CHECK_STR(step(c, 1)->rule, "");
+	CHECK(step(c, 1)->nalts == 2 && step(c, 1)->alts[0].nseq == 2);
+	if (step(c, 1)->nalts == 2 && step(c, 1)->alts[0].nseq == 2) {
+		CHECK_STR(step(c, 1)->alts[0].seq[0]->rule, "RFC5040-4.8-10");
+		CHECK_STR(step(c, 1)->alts[0].seq[1]->rule, "");
+	}
+	iw_case_free(c);
+}

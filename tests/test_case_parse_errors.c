@@ -79,7 +79,7 @@ TEST(case_parse_err_requirement)
 	char buf[2048] = "id: a\n";
 	for (int i = 0; i <= IW_CASE_MAX_REQS; i++)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "requirement: MPA-6.1-%d MUST\n", i);
-	FAILS(buf, "t.iwt:14: ", "too many requirements (limit 12)");
+	FAILS(buf, "t.iwt:18: ", "too many requirements (limit 16)");
 }
 
 TEST(case_parse_err_other_headers)
@@ -200,6 +200,17 @@ TEST(case_parse_err_duplicate_argument)
 	FAILS(with_hdr("expect silence 1s for=2s\n"), "t.iwt:5: ", "duplicate argument 'for'");
 	FAILS(with_hdr("sleep 1s 2s\n"), "t.iwt:5: ", "'for' given twice");
 	FAILS(with_hdr("split none none\n"), "t.iwt:5: ", "'none' given twice");
+}
+
+/* `rule=` names a requirement the case cites, once, on an expectation only. */
+TEST(case_parse_err_rule)
+{
+	FAILS(with_hdr("connect\nexpect close rule=RFC5040-6.2-02\n"), "t.iwt:6: ",
+	      "rule=RFC5040-6.2-02 is not a requirement this case cites");
+	FAILS(with_hdr("connect\nexpect close rule=MPA-6.1-R5 rule=MPA-6.1-R5\n"), "t.iwt:6: ", "'rule' given twice");
+	FAILS(with_hdr("connect\nexpect close rule=\n"), "t.iwt:6: ", "argument 'rule' has no value");
+	FAILS(with_hdr("connect\nexpect close rule=mpa-6.1\n"), "t.iwt:6: ", "is not a requirement ID");
+	FAILS(with_hdr("connect\nsend request rule=MPA-6.1-R5\n"), "t.iwt:6: ", "unknown argument 'rule'");
 }
 
 TEST(case_parse_err_strings)

@@ -146,15 +146,16 @@ TEST(conn_rfc6581_rtr_each_type)
 		ci.rtr = offers[k];
 		conn_pair *pp = cf_pair_new(&ci, &cr);
 		cf_pump(pp, k == 1 ? 1 : 0);
-		/* The Reply echoes A and picks one RTR. */
+		/* The Reply echoes A and sets each offered RTR type (all supported); the initiator
+		 * picks one. */
 		CHECK(pp->n_r2i >= 24);
 		const uint8_t *rep = pp->cap_r2i;
 		CHECK(rep[16] & IW_MPA_FLAG_ENHANCED);
 		CHECK_EQ(rep[17], 2);
 		CHECK(rep[20] & 0x80);
-		CHECK_EQ((rep[20] & 0x40) != 0, picked[k] == IW_RTR_SEND);
-		CHECK_EQ((rep[22] & 0x80) != 0, picked[k] == IW_RTR_WRITE);
-		CHECK_EQ((rep[22] & 0x40) != 0, picked[k] == IW_RTR_READ);
+		CHECK_EQ((rep[20] & 0x40) != 0, (offers[k] & IW_RTR_SEND) != 0);
+		CHECK_EQ((rep[22] & 0x80) != 0, (offers[k] & IW_RTR_WRITE) != 0);
+		CHECK_EQ((rep[22] & 0x40) != 0, (offers[k] & IW_RTR_READ) != 0);
 		/* The initiator's first FPDU is the zero-length RTR message. */
 		wire_seg seg[4];
 		size_t ns = cf_wire_parse(iw_profile_get(IW_PROFILE_RFC6581), false, true, pp->cap_i2r + 24,
@@ -188,9 +189,11 @@ TEST(conn_rfc6581_no_matching_rtr)
 {
 	iw_conn_config ci = cf_cfg_for(IW_PROFILE_RFC6581, IW_ROLE_INITIATOR);
 	iw_conn_config cr = cf_cfg_for(IW_PROFILE_RFC6581, IW_ROLE_RESPONDER);
+	/* A responder that supports no RTR type sets none in its Reply (it breaks RFC6581-9.2-11):
+	 * the initiator has nothing to generate and ends with code 7 (RFC6581-9.2-06). */
 	ci.p2p = true;
 	ci.rtr = IW_RTR_WRITE;
-	cr.rtr = IW_RTR_SEND;
+	cr.rtr = 0;
 	conn_pair *pp = cf_pair_new(&ci, &cr);
 	cf_pump(pp, 0);
 	const iw_conn_event *ev = cf_log_find(&pp->li, IW_EV_ERROR, 0);

@@ -304,7 +304,7 @@ static void read_resp(capb *b, int dir, uint32_t stag, uint64_t to, bool last, s
 /* Finding 12: in a capture between two peers, a Read Response whose STag and length do not match
  * the Read Request it answers passed. decode now holds each side's Responses to the Requests the
  * other side sent, in order, by the runner's rule (iw_verify_read_resp, RFC5040-5.2-03), and a
- * Response that answers no Request is RFC5040-5.2-06. */
+ * Response that answers no Request is RFC5040-5.2-09. */
 TEST(decode_holds_read_responses_to_their_requests)
 {
 	const iw_profile *p = iw_profile_get(IW_PROFILE_RFC5044);
@@ -373,7 +373,7 @@ TEST(decode_holds_read_responses_to_their_requests)
 	cb_seg(&b, 0, send_hdr(1), IW_OP_SEND, "abcd", 4);
 	read_resp(&b, 1, 0x100, 0x2000, true, 8);
 	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
-	CHECK(strstr(out, "VIOLATION RFC5040-5.2-06") != NULL);
+	CHECK(strstr(out, "VIOLATION RFC5040-5.2-09") != NULL);
 	CHECK(strstr(out, "answers no Read Request") != NULL);
 	free(out);
 	cb_start(&b, p, p);
@@ -381,7 +381,7 @@ TEST(decode_holds_read_responses_to_their_requests)
 	read_resp(&b, 1, 0x100, 0x2000, true, 8);
 	read_req(&b, 0, 1, 0x100, 0x2000, 8);
 	CHECK_EQ(cb_decode(&b, false, NULL, &out), 1);
-	CHECK(strstr(out, "VIOLATION RFC5040-5.2-06") != NULL);
+	CHECK(strstr(out, "VIOLATION RFC5040-5.2-09") != NULL);
 	CHECK(strstr(out, "before the Read Request it could answer") != NULL);
 	free(out);
 }

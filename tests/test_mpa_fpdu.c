@@ -30,7 +30,8 @@ static uint32_t rnd(void)
 /* The FPDU as the rules describe it, built one octet at a time: a marker in front of every
  * body octet that sits on a 512 boundary of the stream, the CRC over everything before the
  * CRC field. Returns the wire length. */
-static size_t ref_fpdu(uint64_t start, bool markers, bool crc_on, const uint8_t *ulpdu, size_t L,
+/* from_length: RFC 5044's FPDUPTR, counted back to the ULPDU Length field (RFC5044-4-02). */
+static size_t ref_fpdu(uint64_t start, bool markers, bool from_length, bool crc_on, const uint8_t *ulpdu, size_t L,
 		       const iw_fpdu_mods *m, uint8_t *out)
 {
 	static uint8_t body[70000];
@@ -46,7 +47,8 @@ static size_t ref_fpdu(uint64_t start, bool markers, bool crc_on, const uint8_t 
 	uint64_t s = start;
 	for (size_t b = 0; b < B; b++) {
 		if (mk && s % 512 == 0) {
-			uint16_t ptr = (uint16_t)((uint16_t)(s - start) + m->fpduptr_delta) | m->fpduptr_or;
+			uint64_t to = s == start ? s : start + (from_length && start % 512 == 0 ? 4 : 0);
+			uint16_t ptr = (uint16_t)((uint16_t)(s - to) + m->fpduptr_delta) | m->fpduptr_or;
 			out[w++] = (uint8_t)(m->marker_reserved >> 8);
 			out[w++] = (uint8_t)m->marker_reserved;
 			out[w++] = (uint8_t)(ptr >> 8);
@@ -105,8 +107,9 @@ TEST(mpa_fpdu_matches_reference)
 	rng_state = 0x5EED0001;
 	for (size_t i = 0; i < sizeof ulpdu; i++)
 		ulpdu[i] = (uint8_t)rnd();
-	const iw_profile *p = iw_profile_get(IW_PROFILE_RFC5044);
 	for (int iter = 0; iter < 3000; iter++) {
+		/* The drafts' FPDUPTR and RFC 5044's, turn about. */
+		const iw_profile *p = iw_profile_get(iter & 1 ? IW_PROFILE_RFC5044 : IW_PROFILE_RDDP_MPA_01);
 		bool markers = rnd() & 1, crc = rnd() % 4 != 0;
 		uint64_t start = rnd() % 4 == 0 ? (uint64_t)rnd() % 2048 : 4 * (uint64_t)(rnd() % 2048);
 		if (iter % 100 == 7)
@@ -137,7 +140,7 @@ TEST(mpa_fpdu_matches_reference)
 		iw_err e;
 		int rc = iw_mpa_tx_fpdu(&tx, ulpdu, h, ulpdu + h, L - h, &m, got, sizeof got, &n, &e);
 		CHECK_EQ(rc, IW_OK);
-		size_t wn = ref_fpdu(start, markers, crc, ulpdu, L, &m, want);
+		size_t wn = ref_fpdu(start, markers, p->fpduptr_from_length, crc, ulpdu, L, &m, want);
 		CHECK_EQ(n, wn);
 		if (!m.no_markers)
 			CHECK_EQ(n, predicted);
@@ -188,7 +191,9 @@ TEST(mpa_fpdu_marker_between_pad_and_crc)
 	/* marker 4 + length 2 + 506 = 512: the CRC field would start on the next marker. */
 	CHECK_EQ(iw_mpa_tx_fpdu(&tx, u, sizeof u, NULL, 0, NULL, out, sizeof out, &n, NULL), IW_OK);
 	CHECK_EQ(n, 520);
-	CHECK_MEM(out + 512, "\x00\x00\x02\x00", 4);
+	/* RFC 5044 counts FPDUPTR back to the ULPDU Length field, 4 octets past the marker that
+	 * begins the FPDU: 508, where the drafts count 512 (RFC5044-4-02). */
+	CHECK_MEM(out + 512, "\x00\x00\x01\xfc", 4);
 	CHECK_EQ(iw_crc32c_get_wire(out + 516), iw_crc32c(out, 516));
 	CHECK_EQ(iw_markers_in_fpdu(0, 2 + 506 + 4), 2);
 	size_t n2 = 0;

@@ -409,7 +409,7 @@ TEST(mpa_frame_check_enhanced_short_pd)
 		run_check(&c, p, &f, IW_MPA_REQUEST);
 		CHECK_EQ(c.ok, len >= 4);
 		if (len < 4) {
-			CHECK_STR(c.v[0].req, "RFC6581-9.1-04");
+			CHECK_STR(c.v[0].req, "RFC6581-6-03");
 			CHECK(is_code4(&c.v[0]));
 			CHECK(strstr(c.v[0].detail, "IRD/ORD") != NULL);
 		}

@@ -138,10 +138,10 @@ TEST(reports_console_summary)
 	};
 	for (size_t k = 0; k < 7; k++)
 		CHECK(strstr(buf, rows[k]) != NULL);
-	const char *fl = strstr(buf, "  FAIL  mpa.startup.req.bad-key  [MPA-6.1-R5]\n"
+	const char *fl = strstr(buf, "  FAIL  mpa.startup.req.bad-key  [MPA-6.1-R5: MUST, 004 §6.1 rule 5]\n"
 				     "        expected close within 1000 ms, saw FPDU ULPDU_Length=20\n");
 	const char *er = strstr(buf, "  ERROR ddp.tagged.bounds.write\n        connect: Connection refused\n");
-	const char *wr = strstr(buf, "  WARN  mpa.startup.reply.rst-after-reject  [MPA-6.1-R2e]\n"
+	const char *wr = strstr(buf, "  WARN  mpa.startup.reply.rst-after-reject  [MPA-6.1-R2e: MUST, 004 §6.1 rule 2]\n"
 				     "        first line\n        second \\x1b[2J line\n");
 	CHECK(fl != NULL);
 	CHECK(er != NULL);

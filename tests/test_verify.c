@@ -320,7 +320,8 @@ TEST(verify_marker_format_and_fpduptr_refusals)
 			continue;
 		}
 		CHECK_EQ(st, IW_RX_ERROR);
-		CHECK_STR(iw_verify_stream_req(&v, &fp), variant == 1 ? "MPA-4.1-01" : "MPA-5.1-03");
+		/* A wrong FPDUPTR breaks the profile's rule: RFC 5044's under an RFC profile. */
+		CHECK_STR(iw_verify_stream_req(&v, &fp), variant == 1 ? "MPA-4.1-01" : P()->fpduptr_from_length ? "RFC5044-4-02" : "MPA-5.1-03");
 	}
 	/* The engine's own swapped-marker defect (iw_fpdu_mods.marker_swapped, the mutant
 	 * marker-halves-swapped's) comes out the same way. */

@@ -14,6 +14,9 @@
 #   rfc   the row comes from rfc-rows.md (the report and the coverage table show the two apart);
 #   must  the keyword is upper-case MUST or MUST NOT (the rows of the coverage table);
 #   wire  the T column names W or W* (observable on the wire, W* with the reflector);
+#   source  where the row comes from (the Source column: document, section, paragraph or figure);
+#   quote   the RFC's own sentence the row rests on (rfc-rows.md's 8th column, "RFC text"; the
+#           drafts' rows have none);
 #   gap   why no case may exist for it yet, from the T column and the test idea:
 #         NOT_OBSERVABLE  T has no W (R, N or none): only the DUT side could tell;
 #         TCP_CONTROL     the test idea needs control of TCP itself (segment order, retransmission,
@@ -25,6 +28,11 @@
 #         NONE            nothing in the way: the case is not yet written.
 # The rules are keyword matches on the test idea, listed below; review the output when the
 # catalog changes.
+#
+# rfc-rows.md's §3 lists the retired rows (ID | Retired because | Replaced by): an ID that was wrong
+# and stands for no RFC sentence is never reused, so a case that still cites it is refused with the
+# reason and the rows that replace it (iw_req_retired[]). A retired ID that is also a row stops the
+# generator.
 set -e
 SRC=${1:-../shared/spec/requirements.md}
 RFC=${2:-$(dirname "$0")/../spec/rfc-rows.md}
@@ -45,7 +53,7 @@ function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 # Markdown escapes out, then a C string literal: \ and " escaped, anything not printable ASCII
 # as an octal escape (never greedy, unlike \x).
 function cstr(s,    out, i, c, n) {
-	gsub(/\\\*/, "*", s); gsub(/\\\|/, "|", s); gsub(/\\_/, "_", s)
+	gsub(/\\\*/, "*", s); gsub(/\\\|/, "|", s); gsub(/\001/, "|", s); gsub(/\\_/, "_", s)
 	out = ""
 	n = length(s)
 	for (i = 1; i <= n; i++) {
@@ -57,6 +65,8 @@ function cstr(s,    out, i, c, n) {
 	}
 	return "\"" out "\""
 }
+# A row with its escaped pipes ("\|", inside a cell) hidden from split(); cstr() shows them again.
+function unpiped(s) { gsub(/\\\|/, "\001", s); return s }
 BEGIN {
 	for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i
 	print "/*"
@@ -72,15 +82,32 @@ BEGIN {
 	print ""
 	print "const iw_req_info iw_req_catalog[] = {"
 	n = 0
+	nret = 0
 }
 # Each file starts outside its §1; the second file is rfc-rows.md.
-FNR == 1 { in1 = 0; rfc = (FILENAME == rfcfile) ? 1 : 0 }
+FNR == 1 { in1 = 0; in3 = 0; rfc = (FILENAME == rfcfile) ? 1 : 0 }
 # Section 1 tables only: rows whose first cell is an ID like MPA-6.1-R5, DDP-9.1-T4, ARCH-2.1-F1,
 # RFC5040-4.8-03.
 /^## 1\./ { in1 = 1; next }
 /^## [02-9]/ { in1 = 0 }
-in1 && /^\| [A-Za-z]+[0-9]*-[0-9]/ {
-	nf = split($0, c, "|")
+/^## 3\./ { in3 = rfc; next }
+/^## [0-24-9]/ { in3 = 0 }
+in3 && /^\| RFC[0-9]+-[0-9]/ {
+	nf = split(unpiped($0), c, "|")
+	if (nf < 5) next
+	rid = trim(c[2])
+	if (rid in retired) {
+		printf "gen-req-catalog: %s: %s is retired twice\n", FILENAME, rid > "/dev/stderr"
+		dup = 1
+		exit 2
+	}
+	retired[rid] = 1
+	rwhy[nret] = trim(c[3]); rby[nret] = trim(c[4]); rids[nret] = rid
+	nret++
+	next
+}
+in1 && /^\| [A-Za-z]+[0-9]*-[0-9A-Z]/ {
+	nf = split(unpiped($0), c, "|")
 	if (nf < 9) next
 	id = trim(c[2])
 	if (id in seen) {
@@ -90,6 +117,7 @@ in1 && /^\| [A-Za-z]+[0-9]*-[0-9]/ {
 	}
 	seen[id] = FILENAME
 	kw = trim(c[4]); text = trim(c[6]); t = trim(c[7]); idea = trim(c[8])
+	source = trim(c[3]); quote = (nf >= 10) ? trim(c[9]) : ""
 	tt = t; gsub(/\\\*/, "*", tt)
 	must = (kw ~ /^MUST/) ? 1 : 0
 	wire = (tt ~ /W/) ? 1 : 0
@@ -104,7 +132,7 @@ in1 && /^\| [A-Za-z]+[0-9]*-[0-9]/ {
 		gap = "IW_GAP_REFLECTOR"
 		note = "needs a reflector feature docs/reflector.md does not define (buffer commands, fixed receive buffers, access-restricted STags, protection domains or an error side channel)"
 	}
-	printf "\t{%s, %s, %s,\n\t %s,\n\t %s,\n\t %d, %d, %s, %s, %d},\n", cstr(id), cstr(kw), cstr(tt), cstr(text), cstr(idea), must, wire, gap, cstr(note), rfc
+	printf "\t{%s, %s, %s,\n\t %s,\n\t %s,\n\t %d, %d, %s, %s, %d,\n\t %s,\n\t %s},\n", cstr(id), cstr(kw), cstr(tt), cstr(text), cstr(idea), must, wire, gap, cstr(note), rfc, cstr(source), cstr(quote)
 	n++
 	nrfc += rfc
 }
@@ -115,4 +143,17 @@ END {
 	print ""
 	print "/* " n - nrfc " rows from requirements.md, " nrfc " from rfc-rows.md. */"
 	print "const size_t iw_req_catalog_n = " n ";"
+	for (i = 0; i < nret; i++)
+		if (rids[i] in seen) {
+			printf "gen-req-catalog: %s is both a row and retired\n", rids[i] > "/dev/stderr"
+			exit 2
+		}
+	print ""
+	print "const iw_req_retired_info iw_req_retired[] = {"
+	for (i = 0; i < nret; i++)
+		printf "\t{%s,\n\t %s,\n\t %s},\n", cstr(rids[i]), cstr(rwhy[i]), cstr(rby[i])
+	if (!nret)
+		print "\t{0, 0, 0},"
+	print "};"
+	print "const size_t iw_req_retired_n = " nret + 0 ";"
 }' "$SRC" "$RFC"

@@ -213,7 +213,7 @@ void gen_mpa_startup(vgen *g)
 		f.pd_len = 2;
 		enc(&f, &o);
 		add(g, "An Enhanced Request with only 2 octets of private data: no room for the IRD/ORD block",
-		    "RFC6581-9.1-04,MPA-6.1-R9a", "enhanced-short-pd", "request", &o);
+		    "RFC6581-6-03,MPA-6.1-R9a", "enhanced-short-pd", "request", &o);
 
 		iw_mpa_frame_init(&f, iw_profile_get(IW_PROFILE_RFC5044), IW_MPA_REQUEST);
 		enc(&f, &o);

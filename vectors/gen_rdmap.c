@@ -159,7 +159,7 @@ void gen_rdmap(vgen *g)
 	}
 	vb_init(&s, p, false, true, 0);
 	read_req(&s, 1, &rr, 20);
-	add(g, "rdmap", "An RDMA Read Request with a 20-octet body instead of 28", "RFC5040-4.4-03", "short-read-request", &s,
+	add(g, "rdmap", "An RDMA Read Request with a 20-octet body instead of 28", "RFC5040-4.4-01", "short-read-request", &s,
 	    rcv());
 	vb_init(&s, p, false, true, 0);
 	send_op(&s, IW_OP_READ_REQ, IW_QN_SEND, 0, IW_RDMAP_READ_REQ_LEN);
@@ -174,7 +174,7 @@ void gen_rdmap(vgen *g)
 	vb_tagged_hdr(&s, &h, IW_OP_READ_RESP, 0x1000, 0x10000, true);
 	vb_seg(&s, &h, vec_pattern(64), 64, NULL);
 	add(g, "rdmap", "An RDMA Read Response with no Read Request outstanding: unexpected opcode (0x0/0x2/0x06)",
-	    "RFC5040-5.2-06", "unsolicited-read-response", &s, rcv());
+	    "RFC5040-5.2-09", "unsolicited-read-response", &s, rcv());
 	vb_init(&s, p, false, true, 0);
 	vb_tagged_hdr(&s, &h, IW_OP_READ_RESP, 0x2000, 0, true);
 	vb_seg(&s, &h, vec_pattern(64), 64, NULL);

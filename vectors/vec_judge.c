@@ -27,9 +27,9 @@
 #include "vec_int.h"
 
 /* Rows of spec/rfc-rows.md, as the engine names them (suite/engine/iw_conn_rx.c). */
-#define REQ_RDMAP_UNASKED  "RFC5040-5.2-06"
+#define REQ_RDMAP_UNASKED  "RFC5040-5.2-09"
 #define REQ_RDMAP_QUEUE    "RFC5040-4.2-05"
-#define REQ_RDMAP_READ_REQ "RFC5040-4.4-03"
+#define REQ_RDMAP_READ_REQ "RFC5040-4.4-01"
 #define REQ_RDMAP_TERM     "RFC5040-4.8-02"
 #define REQ_RDMAP_INVAL    "RFC5040-5.3-06"
 

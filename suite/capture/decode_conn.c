@@ -220,30 +220,27 @@ static int initiator_of(const iw_pcap_conn *c, const int guess[2], bool culley)
 	return earlier1 ? 1 : 0;
 }
 
-/* The rule a responder broke by answering the initiator's invalid Request with Reply rep, or
+/* The rule a responder broke by answering the initiator's invalid Request with a Reply, or
  * NULL when the answer is one it may give: a Request whose Rev it may answer (profile.h,
- * iw_profile_may_answer), or an Enhanced Request without room for its IRD/ORD block that the
- * Reply rejects (R=1; RFC6581-9.1-04 lets it reject or close, and accepting it breaks that rule).
+ * iw_profile_may_answer), or an Enhanced Request without room for its IRD/ORD block (it breaks
+ * the sender's RFC6581-6-03; RFC 6581 says nothing of what its receiver does: reject, close or
+ * accept).
  * Any other fault of the Request has it close without a Reply (MPA-6.1-R2b). */
-static const char *answered_invalid(const iw_profile *p, const iw_mpa_frame *req, const iw_mpa_frame *rep)
+static const char *answered_invalid(const iw_profile *p, const iw_mpa_frame *req)
 {
 	iw_violation vs[8];
 	iw_viol_list l = {.v = vs, .cap = 8};
 	iw_mpa_frame_check(p, req, IW_MPA_REQUEST, &l);
-	const char *rule = NULL;
 	for (size_t i = 0; i < l.n; i++) {
 		if (vs[i].kind != IW_VIOL_FATAL)
 			continue;
 		if (!strcmp(vs[i].req, "MPA-6.1.1-07") && iw_profile_may_answer(p, req->rev))
 			continue;
-		if (!strcmp(vs[i].req, "RFC6581-9.1-04")) {
-			if (!rep->r)
-				rule = "RFC6581-9.1-04";
+		if (!strcmp(vs[i].req, "RFC6581-6-03"))
 			continue;
-		}
 		return "MPA-6.1-R2b";
 	}
-	return l.dropped ? "MPA-6.1-R2b" : rule;
+	return l.dropped ? "MPA-6.1-R2b" : NULL;
 }
 
 /* A valid Request that nothing answered (MPA-6.1-R2a as iwspec holds it, the runner's rule too:
@@ -402,7 +399,7 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 			}
 		}
 		const char *answered = k == rsp && !culley && sd[ini].has_frame && !sd[ini].frame_ok && sd[rsp].has_frame
-					       ? answered_invalid(ps[rsp], &sd[ini].f, &sd[rsp].f) : NULL;
+					       ? answered_invalid(ps[rsp], &sd[ini].f) : NULL;
 		if (answered)
 			iw_decode_violation(&o, answered, IW_VIOL_FATAL, -1, 0, 0, 0,
 					    strcmp(answered, "MPA-6.1-R2b")

@@ -13,7 +13,7 @@
 
 /* RFC 5040 §5.2.2: a Read Response that answers no outstanding Read Request is an error at the
  * sink (Terminate, unexpected opcode). */
-#define REQ_UNASKED "RFC5040-5.2-06"
+#define REQ_UNASKED "RFC5040-5.2-09"
 
 struct iw_decode_reads {
 	iw_decode_peer peer;

@@ -10,7 +10,7 @@
  * direction's FPDUs, already held for its own judging, only as far as the Request the next
  * Response needs; its decoder is allocated at the first Read Response and freed with the
  * direction. A Response that comes (by capture frame) before the Request it would answer, or
- * when the other side has none left, answers no Request (RFC5040-5.2-06); none is claimed
+ * when the other side has none left, answers no Request (RFC5040-5.2-09: a Read operation is one Request and one Response); none is claimed
  * when the other side's stream was not seen to its end (a hole, or the reader's limits).
  */
 #ifndef IW_DECODE_READS_H

@@ -17,7 +17,7 @@
 
 #include "iw_err.h"
 
-#define IW_CASE_MAX_REQS   12
+#define IW_CASE_MAX_REQS   16
 #define IW_CASE_MAX_STEPS  96
 #define IW_CASE_MAX_ARGS   16
 #define IW_CASE_MAX_ALTS   6       /* alternatives of one `expect one-of` */
@@ -154,6 +154,10 @@ struct iw_step {
 	 * operation of a `segment` step ("send", "hold", "release", "drop", "wait-dupacks");
 	 * empty for the one-word steps. */
 	char word[24];
+	/* `rule=ID` on an expectation: the requirement its failure rests on, one the case cites (the
+	 * close after a Terminate rests on its own row, not on the Terminate code's); "" for the
+	 * case's first requirement. */
+	char rule[32];
 	size_t nargs;
 	iw_arg args[IW_CASE_MAX_ARGS];
 	size_t nalts;               /* IW_EXPECT_ONE_OF */

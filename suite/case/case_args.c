@@ -260,6 +260,31 @@ static int lex_relative(const char **pp, const char *end, value *v)
 	return 0;
 }
 
+/* `rule=ID` on an expectation: a requirement the case cites (its `requirement:` headers come
+ * before the steps), taken whole to the next space. */
+static int rule_arg(parser *p, const char **pp, const char *end, iw_step *st)
+{
+	const char *v = *pp;
+	while (*pp < end && !is_stop(**pp))
+		(*pp)++;
+	size_t n = (size_t)(*pp - v);
+	char b[64];
+	if (!n)
+		return cp_err(p, "argument 'rule' has no value (a requirement the case cites, e.g. rule=DDP-5-10)");
+	if (st->rule[0])
+		return cp_err(p, "'rule' given twice");
+	if (!cp_req_id_ok(v, n) || n >= sizeof st->rule)
+		return cp_err(p, "rule=%s is not a requirement ID (e.g. rule=RFC5040-7.1-03)", cp_show(v, n, b, sizeof b));
+	for (size_t i = 0; i < p->c->nreqs; i++)
+		if (strlen(p->c->reqs[i].id) == n && !memcmp(p->c->reqs[i].id, v, n)) {
+			memcpy(st->rule, v, n);
+			st->rule[n] = '\0';
+			return 0;
+		}
+	return cp_err(p, "rule=%s is not a requirement this case cites: add `requirement: %s LEVEL` to its headers",
+		      cp_show(v, n, b, sizeof b), cp_show(v, n, b, sizeof b));
+}
+
 /* Arguments of a step until the end of the line, or ';' inside a one-of alternative. */
 int cp_parse_args(parser *p, const char **pp, const char *end, iw_step *st, bool in_alt, bool *semi)
 {
@@ -281,6 +306,12 @@ int cp_parse_args(parser *p, const char **pp, const char *end, iw_step *st, bool
 		if (t.kind == TOK_ARG) {
 			if (t.nname == 0)
 				return cp_err(p, "missing argument name before '='");
+			if (cp_word_is(t.name, t.nname, "rule") && st->kind >= IW_EXPECT_REQUEST) {
+				rc = rule_arg(p, pp, end, st);
+				if (rc)
+					return rc;
+				continue;
+			}
 			const iw_arg_spec *sp = iw_schema_arg(sc, t.name, t.nname);
 			if (!sp)
 				return unknown_arg(p, sc, t.name, t.nname);

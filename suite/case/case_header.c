@@ -54,7 +54,7 @@ static size_t suffix_end(const char *s, size_t n, size_t i)
  * spec/rfc-rows.md); or the bare shape of an RFC section, RFCnnnn-SECTION, which parses so that
  * the catalog check (suite/run/req_check.c) can name the rows of that section instead. Only the
  * shape is checked here: whether the ID is a row is the catalog's business. */
-static bool req_id_ok(const char *s, size_t n)
+bool cp_req_id_ok(const char *s, size_t n)
 {
 	size_t i = 0;
 	if (n >= 8 && memcmp(s, "RFC", 3) == 0 && is_digit(s[3])) {
@@ -120,7 +120,7 @@ static int header_requirement(parser *p, const char *v, const char *end)
 	if (nid == 0)
 		return cp_err(p, "requirement: missing ID and level (e.g. `requirement: MPA-6.1-R5 MUST`)");
 	cp_show(id, nid, b, sizeof b);
-	if (!req_id_ok(id, nid) || nid >= sizeof c->reqs[0].id)
+	if (!cp_req_id_ok(id, nid) || nid >= sizeof c->reqs[0].id)
 		return cp_err(p, "requirement: '%s' is not a requirement ID (like MPA-6.1-R5, MPAc-8.1-04, "
 			      "DDP-9.1-T4, ARCH-2.2-F1, RFC5040-4.8-03)", b);
 	if (c->nreqs >= IW_CASE_MAX_REQS)

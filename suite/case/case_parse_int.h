@@ -114,6 +114,9 @@ enum { H_ID = 1, H_TITLE = 2, H_ROLE = 4, H_NEEDS = 8, H_PROFILES = 16, H_TIMEOU
 
 /* `name:` at the start of a line (after spaces) makes it a header. */
 bool cp_is_header(const char *s, const char *end, size_t *nname);
+/* The shape of a requirement ID (MPA-6.1-R5, RFC5040-4.8-03); whether it is a row is the
+ * catalog's business (suite/run/req_check.c). */
+bool cp_req_id_ok(const char *s, size_t n);
 /* The header `name:` whose value starts at v0; *seen gains its H_ bit. */
 int cp_parse_header(parser *p, const char *name, size_t nname, const char *v0, const char *end,
 		    unsigned *seen);

@@ -143,6 +143,10 @@ int iw_sink_invalidate(iw_ddp_sink *s, uint32_t stag, iw_err *e)
 	iw_tagged_buf *t = find_stag(s, stag);
 	if (!t)
 		return iw_errf(e, IW_EINVAL, "STag 0x%08x is not registered", stag);
+	/* RFC 5040 §7.2 item 5: an STag of another stream (or PD) is one this stream cannot
+	 * invalidate, not one it may revoke for its owner. */
+	if (t->stream != s->stream || t->pd != s->pd)
+		return iw_errf(e, IW_EINVAL, "STag 0x%08x is not associated with this stream", stag);
 	t->valid = false;
 	return IW_OK;
 }

@@ -125,7 +125,8 @@ int iw_sink_post(iw_ddp_sink *s, uint32_t qn, uint8_t *mem, uint32_t cap, iw_err
  * table is full; IW_EINVAL when base_to + length passes 2^64 - 1 or mem is NULL with a length. */
 int iw_sink_register(iw_ddp_sink *s, const iw_tagged_buf *b, iw_err *e);
 
-/* Invalidates an STag (it stays known, so later use gives 0x1/0x00). */
+/* Invalidates an STag (it stays known, so later use gives 0x1/0x00). IW_EINVAL when the STag is
+ * unknown, or of another stream or PD (RFC 5040 §7.2 item 5: this stream cannot invalidate it). */
 int iw_sink_invalidate(iw_ddp_sink *s, uint32_t stag, iw_err *e);
 
 /* The registered buffer with this STag, or NULL. */

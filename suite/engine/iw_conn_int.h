@@ -52,7 +52,8 @@ struct iw_conn {
 	/* Negotiated. */
 	iw_conn_params params;
 	bool irdord_negotiated;      /* both frames carried RFC 6581's IRD/ORD block */
-	unsigned rtr_chosen;        /* RFC 6581: the RTR type of this connection (0: none) */
+	unsigned rtr_chosen;        /* RFC 6581: the RTR types of this connection (enum iw_rtr bits; 0:
+				     * none): the one an initiator picked, the ones a responder's Reply set */
 	bool rtr_expect;            /* responder: the first message may be the RTR, no event */
 
 	iw_mpa_tx tx;

@@ -29,9 +29,9 @@
 /* RFC 5040 section tags, as in rdmap.c and ddp_sink.c (not catalog rows: the seeds define no
  * RDMAP). */
 /* Rows of spec/rfc-rows.md. */
-#define REQ_RDMAP_UNASKED   "RFC5040-5.2-06"    /* a Read Response nobody asked for */
+#define REQ_RDMAP_UNASKED   "RFC5040-5.2-09"    /* a Read Response nobody asked for: no Read operation */
 #define REQ_RDMAP_QUEUE     "RFC5040-4.2-05"    /* an opcode on another message's queue */
-#define REQ_RDMAP_READ_REQ  "RFC5040-4.4-03"    /* a Read Request that is not 28 octets */
+#define REQ_RDMAP_READ_REQ  "RFC5040-4.4-01"    /* a Read Request that is not 28 octets: its header */
 #define REQ_RDMAP_TERM      "RFC5040-4.8-02"    /* a Terminate that cannot be decoded */
 #define REQ_RDMAP_LOCAL     "RFC5040-4.8-09"    /* a local (catastrophic) failure */
 #define REQ_RDMAP_IRD       "RFC5040-5.2-08"    /* a Read Request beyond the IRD */
@@ -142,7 +142,7 @@ static void on_tagged(iw_conn *c, const iw_rdmap_msg *m, const uint8_t *u, size_
 	if (!m->ddp.last)
 		return;
 	if (write) {
-		if (c->rtr_expect && c->rtr_chosen == IW_RTR_WRITE && m->payload_len == 0)
+		if (c->rtr_expect && (c->rtr_chosen & IW_RTR_WRITE) && m->payload_len == 0)
 			return;     /* RFC 6581 Write RTR: for MPA, not for the ULP */
 		iw_conn_event *ev = iw_conn_ev_push(c, IW_EV_WRITE);
 		if (ev) {
@@ -203,14 +203,14 @@ static void deliver_send(iw_conn *c, const iw_sink_delivery *d, const uint8_t *u
 	unsigned opcode = iw_rdmap_ctrl_opcode(d->rsvdulp[0]);
 	if (opcode == IW_OP_SEND_INV || opcode == IW_OP_SEND_SE_INV) {
 		uint32_t stag = iw_get_be32(d->rsvdulp + 1);
-		if (iw_sink_invalidate(&c->sink, stag, NULL) != IW_OK) {
+		iw_err e;
+		if (iw_sink_invalidate(&c->sink, stag, &e) != IW_OK) {
 			fail_with(c, REQ_RDMAP_INVAL, IW_LAYER_RDMAP, IW_RDMAP_ET_PROTECTION,
-				  IW_RDMAP_EC_CANNOT_INVALIDATE, u, ul,
-				  "Send with Invalidate names STag 0x%08" PRIx32 ", which is not registered", stag);
+				  IW_RDMAP_EC_CANNOT_INVALIDATE, u, ul, "Send with Invalidate: %s", e.msg);
 			return;
 		}
 	}
-	bool rtr = c->rtr_expect && c->rtr_chosen == IW_RTR_SEND && opcode == IW_OP_SEND && d->len == 0;
+	bool rtr = c->rtr_expect && (c->rtr_chosen & IW_RTR_SEND) && opcode == IW_OP_SEND && d->len == 0;
 	iw_conn_event *ev = rtr ? NULL : iw_conn_ev_push(c, IW_EV_SEND);
 	if (ev) {
 		ev->opcode = opcode;
@@ -250,7 +250,7 @@ static void serve_read(iw_conn *c, const iw_read_req *rr, const uint8_t *u, size
 			  "cannot answer an RDMA Read of %" PRIu32 " octets: %s", rr->size, e.msg);
 		return;
 	}
-	if (c->rtr_expect && c->rtr_chosen == IW_RTR_READ && rr->size == 0)
+	if (c->rtr_expect && (c->rtr_chosen & IW_RTR_READ) && rr->size == 0)
 		return;     /* RFC 6581 Read RTR */
 	iw_conn_event *ev = iw_conn_ev_push(c, IW_EV_READ_SERVICED);
 	if (ev) {
@@ -278,7 +278,7 @@ static void deliver_read_req(iw_conn *c, const iw_sink_delivery *d, const uint8_
 	 * comes: only an IRD of 0 (a peer that announced ORD 0) leaves no room. The RFC 6581 Read
 	 * RTR is MPA's zero-length message, not a Read the IRD counts. Without the negotiation the
 	 * IRD is the ULP's out-of-band business and is not judged here. */
-	bool rtr = c->rtr_expect && c->rtr_chosen == IW_RTR_READ && rr.size == 0;
+	bool rtr = c->rtr_expect && (c->rtr_chosen & IW_RTR_READ) && rr.size == 0;
 	if (!rtr && c->irdord_negotiated && c->params.ird == 0) {
 		fail_with(c, REQ_RDMAP_IRD, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION, IW_RDMAP_EC_CATASTROPHIC_STREAM,
 			  u, ul, "RDMA Read Request beyond the IRD of 0 negotiated with the peer (its ORD was 0)");

@@ -26,9 +26,10 @@
 #include "iw_conn_int.h"
 #include "iw_proto.h"
 
-/* RFC 6581's RTR negotiation: a row of spec/rfc-rows.md (the seeds predate it), the Reply
- * choosing exactly one of the RTR types the Request offered. */
-#define REQ_RTR "RFC6581-9.2-02"
+/* RFC 6581's RTR negotiation (§9.2, rows of spec/rfc-rows.md: the seeds predate it): the
+ * Responder sets the flag of each offered type it supports and MAY add others; a Reply that sets
+ * none leaves the Initiator nothing to generate, and it refuses with code 7. */
+#define REQ_RTR_NONE "RFC6581-9.2-11"
 
 static enum iw_mpa_kind expected_kind(const iw_conn *c)
 {
@@ -140,12 +141,12 @@ static void negotiate_irdord(iw_conn *c, const iw_mpa_frame *peer)
 	c->params.ord = c->cfg.ord;
 	c->irdord_negotiated = c->own.has_irdord && peer->has_irdord;
 	if (c->irdord_negotiated) {
-		c->params.ird = min16(c->cfg.ird, peer->ord);
-		c->params.ord = min16(c->cfg.ord, peer->ird);
+		c->params.ird = peer->ord == IW_MPA_IRDORD_NONE ? c->cfg.ird : min16(c->cfg.ird, peer->ord);
+		c->params.ord = peer->ird == IW_MPA_IRDORD_NONE ? c->cfg.ord : min16(c->cfg.ord, peer->ird);
 	}
 }
 
-/* RFC 6581: one RTR type out of those offered, Write first, then Read, then Send. */
+/* One RTR type out of a set, Write first, then Read, then Send. */
 static unsigned pick_rtr(unsigned offered)
 {
 	if (offered & IW_RTR_WRITE)
@@ -171,17 +172,22 @@ static void responder_accept(iw_conn *c)
 	if (c->p->enhanced) {
 		if (rq->enhanced && rq->has_irdord) {
 			rp->rev = rq->rev < c->p->mpa_rev ? rq->rev : c->p->mpa_rev;
-			rp->ird = min16(c->cfg.ird, rq->ord);
-			rp->ord = min16(c->cfg.ord, rq->ird);
+			/* RFC 6581 §9.1 ¶13: 0x3FFF is the ULP's to handle: the Reply says 0x3FFF back,
+			 * and the local value stays (negotiate_irdord). */
+			rp->ird = rq->ord == IW_MPA_IRDORD_NONE ? IW_MPA_IRDORD_NONE : min16(c->cfg.ird, rq->ord);
+			rp->ord = rq->ird == IW_MPA_IRDORD_NONE ? IW_MPA_IRDORD_NONE : min16(c->cfg.ord, rq->ird);
 			if (rq->p2p) {
 				unsigned offered = (rq->rtr_send ? IW_RTR_SEND : 0) |
 						   (rq->rtr_write ? IW_RTR_WRITE : 0) |
 						   (rq->rtr_read ? IW_RTR_READ : 0);
-				c->rtr_chosen = pick_rtr(offered & c->cfg.rtr);
+				/* RFC 6581 §9.2: each offered type it supports (a SHOULD); none of them: one
+				 * it supports (RFC6581-9.2-11). The Initiator picks; any of these is its RTR. */
+				unsigned set = offered & c->cfg.rtr;
+				c->rtr_chosen = set ? set : pick_rtr(c->cfg.rtr);
 				rp->p2p = true;
-				rp->rtr_send = c->rtr_chosen == IW_RTR_SEND;
-				rp->rtr_write = c->rtr_chosen == IW_RTR_WRITE;
-				rp->rtr_read = c->rtr_chosen == IW_RTR_READ;
+				rp->rtr_send = (c->rtr_chosen & IW_RTR_SEND) != 0;
+				rp->rtr_write = (c->rtr_chosen & IW_RTR_WRITE) != 0;
+				rp->rtr_read = (c->rtr_chosen & IW_RTR_READ) != 0;
 			}
 		} else {
 			/* An RFC 5044 initiator: answer in its revision, without the block. */
@@ -217,14 +223,14 @@ static void rtr_mismatch(iw_conn *c, unsigned offered, unsigned chosen)
 {
 	iw_violation v;
 	memset(&v, 0, sizeof v);
-	v.req = REQ_RTR;
+	v.req = REQ_RTR_NONE;
 	v.kind = IW_VIOL_FATAL;
 	v.layer = IW_LAYER_LLP;
 	v.etype = IW_LLP_ET_MPA;
 	v.ecode = IW_MPA_E_NO_MATCHING_RTR;
 	v.offset = 20;
-	snprintf(v.detail, sizeof v.detail, "Reply picked RTR set 0x%x, the Request offered 0x%x: exactly one "
-		 "offered type was expected (bits: 1 Send, 2 Write, 4 Read)", chosen, offered);
+	snprintf(v.detail, sizeof v.detail, "Reply with A=1 sets no RTR type (set 0x%x; the Request offered 0x%x; "
+		 "bits: 1 Send, 2 Write, 4 Read): the Initiator has none to generate", chosen, offered);
 	iw_conn_fail(c, &v, NULL, 0);
 }
 
@@ -257,12 +263,15 @@ static void initiator_accept(iw_conn *c)
 							   (rp->rtr_write ? IW_RTR_WRITE : 0) |
 							   (rp->rtr_read ? IW_RTR_READ : 0)
 						 : 0;
-		/* Exactly one bit, and one we offered; otherwise RFC 6581's code 7. */
-		if (!chosen || (chosen & (chosen - 1)) || !(chosen & offered)) {
+		/* The Initiator picks (RFC 6581 §1.1: "at the initiator's sole discretion"), as the
+		 * responder orders them, among the types it offered that the Reply sets, else among
+		 * all the Reply sets (the model can generate all three). None set: RFC 6581's code 7
+		 * (RFC6581-9.2-06). */
+		if (!chosen) {
 			rtr_mismatch(c, offered, chosen);
 			return;
 		}
-		c->rtr_chosen = chosen;
+		c->rtr_chosen = pick_rtr(chosen & offered ? chosen & offered : chosen);
 	}
 	iw_conn_ev_push(c, IW_EV_FULL_OPERATION);
 

@@ -41,7 +41,7 @@
 #define IW_MPA_ORD_RTR_WRITE    0x8000  /* C: zero-length RDMA Write RTR */
 #define IW_MPA_ORD_RTR_READ     0x4000  /* D: zero-length RDMA Read RTR */
 #define IW_MPA_IRDORD_MASK      0x3FFF
-#define IW_MPA_IRDORD_NONE      0x3FFF
+#define IW_MPA_IRDORD_NONE      0x3FFF  /* no limit stated: the ULP negotiates (RFC 6581 §9.1) */
 
 /* ---- MPA FPDU framing (MR §4, §5) ---- */
 #define IW_MPA_LEN_FIELD        2       /* ULPDU_Length */

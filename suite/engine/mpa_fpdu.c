@@ -38,6 +38,8 @@ typedef struct fpdu_writer {
 	uint16_t fpduptr_or;
 	int32_t fpduptr_delta;
 	bool swapped;
+	const iw_profile *profile;  /* the origin of FPDUPTR (iw_marker_fpduptr_origin) */
+	uint64_t len_at;            /* stream offset of the ULPDU Length field, once written */
 } fpdu_writer;
 
 static void crc_flush(fpdu_writer *w)
@@ -49,8 +51,11 @@ static void crc_flush(fpdu_writer *w)
 static void put_marker(fpdu_writer *w)
 {
 	/* FPDUPTR counts back to the FPDU's first octet, which is 0 for a marker at the FPDU
-	 * start (MPA-5.1-03/04). Distances past 16 bits wrap, as sequence numbers do. */
-	uint16_t ptr = (uint16_t)((uint16_t)(w->s - w->start) + (uint16_t)w->fpduptr_delta);
+	 * start (MPA-5.1-03/04); RFC 5044 counts back to the ULPDU Length field, 4 octets past a
+	 * marker that begins the FPDU (RFC5044-4-02/-05). Distances past 16 bits wrap, as
+	 * sequence numbers do. */
+	uint64_t origin = iw_marker_fpduptr_origin(w->profile, w->start, w->len_at != w->start);
+	uint16_t ptr = (uint16_t)(iw_marker_fpduptr_due(w->start, origin, w->s) + (uint16_t)w->fpduptr_delta);
 	if (w->swapped)
 		iw_marker_put(w->o, (uint16_t)(ptr | w->fpduptr_or), w->reserved);
 	else
@@ -67,6 +72,8 @@ static void put(fpdu_writer *w, const uint8_t *src, size_t n)
 	while (n) {
 		if (w->s == w->next_marker)
 			put_marker(w);
+		if (w->len_at == UINT64_MAX)
+			w->len_at = w->s;
 		uint64_t room = w->next_marker - w->s;
 		size_t k = n < room ? n : (size_t)room;
 		if (k > RUN_MAX)
@@ -125,6 +132,7 @@ int iw_mpa_tx_fpdu(iw_mpa_tx *tx, const uint8_t *hdr, size_t hdr_len, const uint
 		.next_marker = markers ? iw_marker_next(tx->pos) : UINT64_MAX,
 		.reserved = mods->marker_reserved, .fpduptr_or = mods->fpduptr_or,
 		.fpduptr_delta = mods->fpduptr_delta, .swapped = mods->marker_swapped,
+		.profile = tx->profile, .len_at = UINT64_MAX,
 	};
 	uint16_t len_field = mods->set_length ? mods->ulpdu_length : (uint16_t)ulpdu_len;
 	uint8_t lb[2] = { (uint8_t)(len_field >> 8), (uint8_t)len_field };

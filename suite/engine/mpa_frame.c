@@ -212,8 +212,9 @@ bool iw_mpa_frame_check(const iw_profile *p, const iw_mpa_frame *f, enum iw_mpa_
 	bool enhanced = p->enhanced && f->enhanced && f->rev == 2;
 	if (enhanced && pd_length < IW_MPA_IRDORD_LEN) {
 		ok = false;
-		iw_viol_add(out, "RFC6581-9.1-04", IW_VIOL_FATAL, IW_LAYER_LLP, IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 18,
-			    "Enhanced frame with PD_Length %zu: RFC 6581 needs 4 octets for the IRD/ORD block",
+		iw_viol_add(out, "RFC6581-6-03", IW_VIOL_FATAL, IW_LAYER_LLP, IW_LLP_ET_MPA, IW_MPA_E_STARTUP, 18,
+			    "Enhanced frame with PD_Length %zu: its Private Data must begin with the 4-octet IRD/ORD block "
+			    "(RFC 6581 §6)",
 			    pd_length);
 	}
 

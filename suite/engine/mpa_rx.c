@@ -20,6 +20,7 @@
 #include "crc32c.h"
 #include "iw_proto.h"
 #include "mpa_fpdu.h"
+#include "mpa_markers.h"
 
 void iw_mpa_rx_init(iw_mpa_rx *rx, const iw_profile *p, bool markers, bool crc)
 {
@@ -59,6 +60,14 @@ static void next_fpdu(iw_mpa_rx *rx)
 }
 
 /* Marks the decoder failed and fills err (if any); the caller writes the detail. */
+/* The point this FPDU's inner markers count back to: a marker that begins it is the first
+ * one seen at its start. */
+static uint64_t fpduptr_origin(const iw_mpa_rx *rx)
+{
+	bool leading = rx->nmarkers && rx->seen[0].pos == rx->fpdu_start;
+	return iw_marker_fpduptr_origin(rx->profile, rx->fpdu_start, leading);
+}
+
 static iw_violation *fail(iw_mpa_rx *rx, iw_violation *err, const char *req, int ecode)
 {
 	rx->failed = true;
@@ -92,6 +101,8 @@ static enum iw_rx_status finish(iw_mpa_rx *rx, iw_fpdu *out, iw_violation *err)
 		out->crc_checked = rx->crc;
 		out->crc_ok = crc_rx == crc_calc;
 		out->nmarkers = rx->nmarkers;
+		out->fpduptr_origin = fpduptr_origin(rx);
+		out->fpduptr_from_length = rx->profile->fpduptr_from_length;
 		memcpy(out->markers, rx->seen, rx->nmarkers * sizeof rx->seen[0]);
 		out->notes = 0;
 	}
@@ -106,18 +117,21 @@ static enum iw_rx_status finish(iw_mpa_rx *rx, iw_fpdu *out, iw_violation *err)
 		st = IW_RX_ERROR;
 	} else {
 		/* With a trusted CRC, every marker must agree with the length chain: FPDUPTR 0 at the
-		 * FPDU start, the distance back to it inside (MPA-5.1-03/07, MPA-7-03). The low two
-		 * bits do not count (A22) and distances compare modulo 2^16 like FPDUPTR itself. */
+		 * FPDU start, the distance back to it inside (MPA-5.1-03/07, MPA-7-03), or under RFC
+		 * 5044 back to the ULPDU Length field, past a marker that begins the FPDU
+		 * (RFC5044-4-02/-05). The low two bits do not count (A22) and distances compare
+		 * modulo 2^16 like FPDUPTR itself. */
+		uint64_t origin = fpduptr_origin(rx);
 		for (size_t i = 0; i < rx->nmarkers; i++) {
 			const iw_marker_seen *m = &rx->seen[i];
-			uint16_t want = (uint16_t)(m->pos - rx->fpdu_start);
+			uint16_t want = iw_marker_fpduptr_due(rx->fpdu_start, origin, m->pos);
 			if ((m->fpduptr & IW_MPA_FPDUPTR_MASK) != want) {
 				iw_violation *v = fail(rx, err, "MPA-7-03", IW_MPA_E_MARKER);
 				if (v)
 					snprintf(v->detail, sizeof v->detail,
 						 "marker at stream offset %" PRIu64 " has FPDUPTR 0x%04x; the "
-						 "FPDU starts %u octets before it", m->pos,
-						 (unsigned)m->fpduptr, (unsigned)want);
+						 "FPDU's %s is %u octets before it", m->pos, (unsigned)m->fpduptr,
+						 origin != rx->fpdu_start ? "ULPDU Length field" : "start", (unsigned)want);
 				st = IW_RX_ERROR;
 				break;
 			}

@@ -55,6 +55,8 @@ typedef struct iw_fpdu {
 	bool crc_ok;
 	size_t nmarkers;
 	iw_marker_seen markers[IW_FPDU_MAX_MARKERS];
+	uint64_t fpduptr_origin; /* where its inner markers' FPDUPTR counts back to (mpa_markers.h) */
+	bool fpduptr_from_length; /* by RFC 5044's rule (RFC5044-4-02/-05), not the drafts' (MPA-5.1-03/07) */
 	unsigned notes;         /* enum iw_fpdu_note bits */
 } iw_fpdu;
 

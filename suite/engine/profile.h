@@ -46,6 +46,8 @@ typedef struct iw_profile {
 	uint32_t pd_max;            /* largest PD_Length a receiver must accept */
 	bool markers_always;        /* culley: markers in both directions, no M bit */
 	bool crc_always;            /* culley: CRC always valid and checked */
+	bool fpduptr_from_length;   /* RFC 5044 §4.3: FPDUPTR counts back to the ULPDU Length field, past a
+				     * marker that begins the FPDU (the drafts count from that marker) */
 	uint8_t mpa_max_ecode;      /* 3 (culley), 4 (drafts, RFC 5044), 7 (RFC 6581) */
 	uint8_t ddp_version;        /* DV sent and expected */
 	uint8_t rdmap_version;      /* RV sent and expected */

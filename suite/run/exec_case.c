@@ -50,9 +50,12 @@ static bool vfail(ctx *x, const char *req, bool per_frame, const char *fmt, va_l
 	if (x->failed)
 		return false;
 	x->failed = true;
-	/* No requirement named (or a model event without one): the case's first. */
+	/* No requirement named (or a model event without one): the step's `rule=`, else the case's
+	 * first. */
 	if (req && !*req)
 		req = NULL;
+	if (!req && x->step_rule && !per_frame)
+		req = x->step_rule;
 	x->fail_by = per_frame && req ? EX_EVERY_FRAME : EX_BY_CASE;
 	/* The startup exchange ends, for the case, when it first sends in full operation: the checks
 	 * of the DUT's frame made just after both frames are in are still part of it. */
@@ -79,6 +82,34 @@ bool ex_fail_frame(ctx *x, const char *req, const char *fmt, ...)
 	vfail(x, req, true, fmt, ap);
 	va_end(ap);
 	return false;
+}
+
+bool ex_short_of(ctx *x, const char *req, const char *fmt, ...)
+{
+	char why[sizeof x->short_reason];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	enum iw_level lvl = IW_LEVEL_MUST;
+	if (!iw_req_level(req, &lvl, NULL) || lvl == IW_LEVEL_MUST)
+		return ex_fail(x, req, "%s", why);
+	ex_note(x, "%s (%s, below MUST: the case goes on)", why, req);
+	if (!x->short_of && !x->failed) {
+		x->short_of = true;
+		snprintf(x->short_req, sizeof x->short_req, "%s", req);
+		snprintf(x->short_reason, sizeof x->short_reason, "%s", why);
+		/* Blamed now, while the offending message is the newest on the wire. */
+		size_t w = x->r->fail_wire;
+		char f[sizeof x->r->fail_field];
+		memcpy(f, x->r->fail_field, sizeof f);
+		iw_result_blame(x->r, req);
+		x->short_wire = x->r->fail_wire;
+		snprintf(x->short_field, sizeof x->short_field, "%s", x->r->fail_field);
+		x->r->fail_wire = w;
+		memcpy(x->r->fail_field, f, sizeof f);
+	}
+	return true;
 }
 
 void ex_unfail(ctx *x)
@@ -131,7 +162,21 @@ int64_t ex_within_deadline(ctx *x, const iw_step *s)
 	return d < x->deadline_us ? d : x->deadline_us;
 }
 
+static bool run_expect(ctx *x, const iw_step *s);
+
 bool ex_run_expect(ctx *x, const iw_step *s)
+{
+	/* A failure that names no rule of its own rests on the step's `rule=` (inner steps of a
+	 * one-of may name theirs), else on the case's first requirement. */
+	const char *outer = x->step_rule;
+	if (s->rule[0])
+		x->step_rule = s->rule;
+	bool ok = run_expect(x, s);
+	x->step_rule = outer;
+	return ok;
+}
+
+static bool run_expect(ctx *x, const iw_step *s)
 {
 	if (!ex_conn_up(x->h) && s->kind != IW_EXPECT_ALIVE)
 		return ex_herror(x, "line %d: %s before connect or accept", s->line, iw_step_name(s->kind));
@@ -455,6 +500,15 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 	} else if (x->harness_error) {
 		r->verdict = IW_ERROR;
 	} else if (x->failed) {
+		judge_failure(x, r);
+	} else if (x->short_of) {
+		/* Every MUST held; a SHOULD (or MAY) did not: judged on that row, at its level. */
+		x->failed = true;
+		x->fail_by = EX_EVERY_FRAME;
+		snprintf(x->fail_req, sizeof x->fail_req, "%s", x->short_req);
+		snprintf(r->reason, sizeof r->reason, "%s", x->short_reason);
+		r->fail_wire = x->short_wire;
+		snprintf(r->fail_field, sizeof r->fail_field, "%s", x->short_field);
 		judge_failure(x, r);
 	} else {
 		r->verdict = measured || c->level == IW_LEVEL_INFO ? IW_INFO : IW_PASS;

@@ -314,10 +314,12 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 			return ex_fail(x, kind == IW_MPA_REPLY ? "MPA-6.1.1-03" : "MPA-6.1.1-01",
 				    "the %s key differs from the expected one (seen: %s)", ex_kind_name(kind), sum);
 	}
+	/* The row a field's mismatch breaks; NULL where it is RFC 6581's (S, IRD, ORD, A: each
+	 * case's own row, its `rule=` or its first requirement), not a drafts' field rule. */
 	static const struct { const char *name; const char *req; } fields[] = {
 		{"m", "MPA-6.1.1-M1"}, {"c", "MPA-5.2-03"}, {"r", "MPA-6.1.1-R1"}, {"res", "MPA-6.1.1-05"},
-		{"enhanced", "MPA-6.1.1-05"}, {"rev", "MPA-6.1.1-06"}, {"pd_length", "MPA-6.1.1-08"},
-		{"ird", "MPA-6.1.1-08"}, {"ord", "MPA-6.1.1-08"}, {"p2p", "MPA-6.1.1-08"},
+		{"enhanced", NULL}, {"rev", "MPA-6.1.1-06"}, {"pd_length", "MPA-6.1.1-08"},
+		{"ird", NULL}, {"ord", NULL}, {"p2p", NULL},
 	};
 	int64_t vals[] = {f.m, f.c, f.r, f.res, f.enhanced, f.rev, f.pd_length, f.ird, f.ord, f.p2p};
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
@@ -335,6 +337,19 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 		if (!strcmp(fields[i].name, "r") && kind == IW_MPA_REPLY)
 			freq = f.r ? ex_reply_r_req(x) : "MPA-6.1-R2c";
 		return ex_fail(x, freq, "%s: %s (seen: %s)", ex_kind_name(kind), why, sum);
+	}
+	/* `rtr=TYPE`: the Reply sets the flag of that offered type (RFC 6581 §9.2: a SHOULD, for each
+	 * type the Responder supports); other flags may be set too (a MAY), the Initiator picks.
+	 * `rtr=none`: no RTR flag set, which RFC 6581 §9.2 asks of every frame with A=0. */
+	const iw_arg *rtr = iw_step_arg(s, "rtr");
+	if (rtr && rtr->s && !strcmp(rtr->s, "none") && (f.rtr_send || f.rtr_write || f.rtr_read))
+		return ex_fail(x, f.p2p ? NULL : "RFC6581-9.2-15", "%s: no RTR flag expected (A=%d), B=%d C=%d D=%d seen (seen: %s)",
+			       ex_kind_name(kind), f.p2p, f.rtr_send, f.rtr_write, f.rtr_read, sum);
+	if (kind == IW_MPA_REPLY && rtr && rtr->s && !rtr->is_pattern_any && strcmp(rtr->s, "none")) {
+		bool set = !strcmp(rtr->s, "send") ? f.rtr_send : !strcmp(rtr->s, "write") ? f.rtr_write : f.rtr_read;
+		if (!set && !ex_short_of(x, "RFC6581-9.2-02", "Reply: the offered RTR type %s is not among the Reply's "
+					 "(seen: %s)", rtr->s, sum))
+			return false;
 	}
 	const iw_arg *pd = iw_step_arg(s, "pd");
 	if (pd && !pd->is_pattern_any && (pd->nbytes != f.pd_len || memcmp(pd->bytes, f.pd, f.pd_len)))

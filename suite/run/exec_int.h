@@ -217,6 +217,14 @@ typedef struct ctx {
 				     * `expect greeting`, timed out: the case is not judged */
 	uint32_t pd_over_limit;     /* a Request's PD_Length above the DUT's declared private_data_limit */
 	char fail_req[32];
+	const char *step_rule;      /* the `rule=` of the expectation running, or NULL */
+	/* The first rule below MUST the DUT missed (ex_short_of): the case goes on, and ends WARN (or
+	 * INFO) on it when nothing else fails. */
+	bool short_of;
+	char short_req[32];
+	char short_reason[512];
+	size_t short_wire;          /* the wire entry and field it points at, as iw_result_blame found */
+	char short_field[32];
 	/* reaching the DUT */
 	bool reached;               /* a connection to (or from) the DUT was opened */
 	bool unreachable;           /* the case's first connection could not be opened */
@@ -272,6 +280,11 @@ bool ex_fail_frame(ctx *x, const char *req, const char *fmt, ...) __attribute__(
 bool ex_herror(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The case cannot run here (a path it needs is missing): SKIP with the reason, never PASS. */
 bool ex_skip(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A rule the DUT missed whose catalog keyword is below MUST (a SHOULD: which headers a Terminate
+ * attaches, say): noted in the wire log, the case goes on, so every MUST it cites is still
+ * checked, and it ends WARN (INFO for a MAY) on the first such rule when nothing fails. A row the
+ * catalog keys MUST is an ex_fail. Returns true when the case goes on. */
+bool ex_short_of(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Forgets a failure recorded by a step whose outcome turned out not to count. */
 void ex_unfail(ctx *x);
 int64_t ex_arg_i(const iw_step *s, const char *name, int64_t def);

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "reflector_greeting.h"
+#include "req_level.h"
 #include "ulp_profile.h"
 
 /* When the DUT's stream fails to decode, tells whether it decodes with the opposite marker
@@ -318,9 +319,16 @@ static bool mulpdu_used(ctx *x, const dut_msg *dm)
 /* The Terminate's attached headers (RFC 5040 §4.8) are those of the harness's segment at fault:
  * hdr=1 asks for the DDP header of the last FPDU the harness sent, rdma_hdr=1 for its Read
  * Request body. */
-static bool terminate_headers_ok(ctx *x, const iw_step *s, const iw_terminate *t, char *why, size_t cap)
+/* The headers a Terminate attaches (RFC 5040 §4.8, HdrCt: M, D and R "SHOULD be set" as Figure
+ * 10 says): the DDP header of the segment at fault (`d=` and `hdr=1`) and its length (`m=`), the
+ * RDMA Read Request header (`r=` and `rdma_hdr=1`). rdma says which of the two is checked. */
+static bool terminate_headers_ok(ctx *x, const iw_step *s, const iw_terminate *t, bool rdma, char *why, size_t cap)
 {
-	if (ex_arg_i(s, "hdr", 0)) {
+	if (!rdma) {
+		if (!ex_pattern_ok(s, "m", t->m, why, cap) || !ex_pattern_ok(s, "d", t->d, why, cap))
+			return false;
+		if (!ex_arg_i(s, "hdr", 0))
+			return true;
 		if (!t->d) {
 			snprintf(why, cap, "the Terminate has D=0: the DDP header of the segment at fault is not attached");
 			return false;
@@ -333,16 +341,19 @@ static bool terminate_headers_ok(ctx *x, const iw_step *s, const iw_terminate *t
 		if (t->m)
 			ex_note(x, "Terminate: DDP segment length %u (the ULPDU at fault had %zu octets, %zu of them payload)",
 			     t->ddp_seg_len, x->h->last_ulpdu_len, x->h->last_ulpdu_len - x->h->last_hdr_len);
+		return true;
 	}
-	if (ex_arg_i(s, "rdma_hdr", 0)) {
-		if (!t->r || !t->has_rdma_hdr) {
-			snprintf(why, cap, "the Terminate has R=0: the RDMA Read Request header at fault is not attached");
-			return false;
-		}
-		if (!x->h->have_last_rr || memcmp(t->rdma_hdr, x->h->last_rr, IW_RDMAP_READ_REQ_LEN)) {
-			snprintf(why, cap, "the Terminate's attached RDMA header is not the Read Request the harness sent");
-			return false;
-		}
+	if (!ex_pattern_ok(s, "r", t->r, why, cap))
+		return false;
+	if (!ex_arg_i(s, "rdma_hdr", 0))
+		return true;
+	if (!t->r || !t->has_rdma_hdr) {
+		snprintf(why, cap, "the Terminate has R=0: the RDMA Read Request header at fault is not attached");
+		return false;
+	}
+	if (!x->h->have_last_rr || memcmp(t->rdma_hdr, x->h->last_rr, IW_RDMAP_READ_REQ_LEN)) {
+		snprintf(why, cap, "the Terminate's attached RDMA header is not the Read Request the harness sent");
+		return false;
 	}
 	return true;
 }
@@ -396,11 +407,49 @@ static bool answer_msn(ctx *x, const iw_step *s, const iw_ulp_profile *u, const 
 		       (long long)m->i, IW_ULP_REFLECTOR_NEXT_MSN, u->name, u->dut_next_msn, dm->first.msn);
 }
 
+/* The requirement a Terminate's wrong layer, type or code breaks: DDP's code table for a DDP
+ * error, else the first Figure 9 row (RFC5040-4.8-*) the case cites, else the case's first. */
+static const char *code_rule(const ctx *x, int layer)
+{
+	if (layer == IW_LAYER_DDP)
+		return "DDP-9.2-01";
+	for (size_t i = 0; i < x->c->nreqs; i++)
+		if (!strncmp(x->c->reqs[i].id, "RFC5040-4.8-", 12))
+			return x->c->reqs[i].id;
+	return x->c->nreqs ? x->c->reqs[0].id : NULL;
+}
+
+/* `expect terminate rule=ID` with a row below MUST (RFC5040-6.2-03: a Terminate "SHOULD be
+ * invoked" for an error DDP or the LLP detected): a DUT that closes without one is short of that
+ * row, and the case goes on to judge the close (true). One that says nothing and keeps the
+ * connection showed no sign of the error at all: that fails the case's first requirement, the
+ * error it is about, not the SHOULD (false, failed). False with nothing recorded when octets
+ * came: the Terminate is read as any message is. */
+static bool closed_without_terminate(ctx *x, const iw_step *s, int64_t deadline, int64_t start)
+{
+	enum iw_level lvl;
+	if (!s->rule[0] || !iw_req_level(s->rule, &lvl, NULL) || lvl == IW_LEVEL_MUST)
+		return false;
+	while (!ex_avail(x) && !x->h->fin && !x->h->rst && ex_now_us() < deadline)
+		ex_pump(x, ex_avail(x) + 1, deadline);
+	if (ex_avail(x))
+		return false;
+	if (!x->h->fin && !x->h->rst)
+		return ex_fail(x, x->c->nreqs ? x->c->reqs[0].id : NULL, "terminate: no Terminate and no close within %lld "
+			       "ms: the DUT showed no sign of the error", (long long)((deadline - start) / 1000));
+	ex_short_of(x, s->rule, "the DUT closed the connection (%s) without a Terminate", x->h->rst ? "RST" : "FIN");
+	return true;
+}
+
 bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 {
 	if (!x->in_as_model)
 		ex_model_discard(x);
 	int64_t deadline = ex_within_deadline(x, s);
+	if (terminate && closed_without_terminate(x, s, deadline, ex_now_us()))
+		return true;
+	if (x->failed)
+		return false;
 	iw_fpdu *fp = malloc(sizeof *fp);
 	if (!fp)
 		return ex_herror(x, "out of memory");
@@ -421,19 +470,27 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			ex_note(x, "Terminate %s M=%d D=%d R=%d", iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r);
 			int el = ex_layer_value(iw_step_arg(s, "layer"));
 			if (!code_matches(x, s, &t, why, sizeof why)) {
-				ok = ex_fail(x, el == IW_LAYER_DDP ? "DDP-9.2-01" : NULL, "%s", why);
+				ok = ex_fail(x, code_rule(x, el), "%s", why);
 				snprintf(x->r->fail_field, sizeof x->r->fail_field, "Code");
 			}
-			else if (!ex_pattern_ok(s, "m", t.m, why, sizeof why) ||
-			    !ex_pattern_ok(s, "d", t.d, why, sizeof why) || !ex_pattern_ok(s, "r", t.r, why, sizeof why))
-				ok = ex_fail(x, NULL, "%s", why);
-			else if (!terminate_headers_ok(x, s, &t, why, sizeof why))
-				ok = ex_fail(x, strstr(why, "RDMA Read Request header") ? "RFC5040-4.8-04" : "RFC5040-4.8-03",
-					     "%s", why);
-			/* The 13 bits after M, D, R are the sender's to clear; no receiver reads them. */
-			else if (iw_term_ctrl_rsvd(dm.data))
-				ok = ex_fail(x, "RFC5040-4.8-05", "the DUT's Terminate has reserved bits 0x%04x set after M, D, R",
-					     iw_term_ctrl_rsvd(dm.data));
+			else {
+				/* Which headers come back is the rows' to weigh (a SHOULD: the case goes on). */
+				if (!terminate_headers_ok(x, s, &t, false, why, sizeof why))
+					ok = ex_short_of(x, "RFC5040-4.8-03", "%s", why);
+				if (ok && !terminate_headers_ok(x, s, &t, true, why, sizeof why))
+					ok = ex_short_of(x, "RFC5040-4.8-04", "%s", why);
+				/* M set: the DDP Segment Length "MUST be valid" (RFC 5040 §4.8): the length DDP
+				 * handed up for the segment at fault, read as the whole ULPDU or its payload. */
+				size_t at_fault = x->h->last_ulpdu_len, payload = at_fault - x->h->last_hdr_len;
+				if (ok && t.m && ex_arg_i(s, "hdr", 0) && t.ddp_seg_len != at_fault && t.ddp_seg_len != payload)
+					ok = ex_fail(x, "RFC5040-4.8-24", "the DUT's Terminate has M=1 and DDP Segment Length %u; the "
+						     "segment at fault had %zu octets (%zu of payload)", t.ddp_seg_len, at_fault,
+						     payload);
+				/* The 13 bits after M, D, R are the sender's to clear; no receiver reads them. */
+				if (ok && iw_term_ctrl_rsvd(dm.data))
+					ok = ex_fail(x, "RFC5040-4.8-05", "the DUT's Terminate has reserved bits 0x%04x set after "
+						     "M, D, R", iw_term_ctrl_rsvd(dm.data));
+			}
 		}
 	} else if (!strcmp(s->word, "greeting")) {
 		if (dm.opcode != IW_OP_SEND || !iw_greeting_len_ok(dm.len)) {

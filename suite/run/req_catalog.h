@@ -40,7 +40,17 @@ typedef struct iw_req_info {
 	unsigned char gap;      /* enum iw_req_gap */
 	const char *gap_note;   /* the gap in words, for the coverage table */
 	unsigned char rfc;      /* a row of spec/rfc-rows.md (an RFC-era row), not of requirements.md */
+	const char *source;     /* where it stands: "RFC 5040 §4.8, HdrCt list, item D" (the Source column) */
+	const char *quote;      /* the RFC's sentence it rests on, verbatim; "" for the drafts' rows */
 } iw_req_info;
+
+/* A row of spec/rfc-rows.md §3: an ID that turned out to stand for no RFC sentence. It is never
+ * reused; a case citing it is refused with why and what replaced it. */
+typedef struct iw_req_retired_info {
+	const char *id;         /* "RFC5040-4.4-03" */
+	const char *why;        /* why it was retired, in the RFC's words where they say otherwise */
+	const char *replaced_by; /* the rows that hold what was right in it, or "nothing" */
+} iw_req_retired_info;
 
 extern const iw_req_info iw_req_catalog[];
 extern const size_t iw_req_catalog_n;
@@ -48,8 +58,18 @@ extern const size_t iw_req_catalog_n;
  * generated from. */
 extern const char iw_req_catalog_source[];
 
+extern const iw_req_retired_info iw_req_retired[];
+extern const size_t iw_req_retired_n;
+
 /* The catalog row of an id, or NULL. */
 const iw_req_info *iw_req_find(const char *id);
+
+/* "KW, SOURCE" of a row, for a verdict's line: "SHOULD, RFC 5040 §4.8, HdrCt list, item D";
+ * "" when id is no row. Writes into buf (cut to cap) and returns it. */
+const char *iw_req_where(const char *id, char *buf, size_t cap);
+
+/* The retired row of an id, or NULL. */
+const iw_req_retired_info *iw_req_find_retired(const char *id);
 
 /* Up to max catalog IDs closest to an id that is not a row (same family first, then the fewest
  * edits), written to out as "A, B, C"; "" when none is close. For the error that names an ID a

@@ -6,6 +6,7 @@
  * cases to list or run them check the IDs against the catalog here, so a case that cites a section
  * ("RFC5040-4.8") or a mistyped row is refused before anything runs, with its file, line, the ID
  * and the closest rows, instead of reaching the report as a requirement without level or words.
+ * A retired row (spec/rfc-rows.md §3) is refused with why it was retired and what replaced it.
  */
 #ifndef IW_REQ_CHECK_H
 #define IW_REQ_CHECK_H

@@ -4,6 +4,7 @@
 #include "req_catalog.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "case_schema.h"
@@ -15,6 +16,24 @@ const iw_req_info *iw_req_find(const char *id)
 	for (size_t i = 0; i < iw_req_catalog_n; i++)
 		if (!strcmp(iw_req_catalog[i].id, id))
 			return &iw_req_catalog[i];
+	return NULL;
+}
+
+const char *iw_req_where(const char *id, char *buf, size_t cap)
+{
+	const iw_req_info *q = iw_req_find(id);
+	if (cap)
+		snprintf(buf, cap, "%s%s%s", q ? q->kw : "", q && q->source[0] ? ", " : "", q ? q->source : "");
+	return buf;
+}
+
+const iw_req_retired_info *iw_req_find_retired(const char *id)
+{
+	if (!id || !*id)
+		return NULL;
+	for (size_t i = 0; i < iw_req_retired_n; i++)
+		if (!strcmp(iw_req_retired[i].id, id))
+			return &iw_req_retired[i];
 	return NULL;
 }
 
@@ -38,9 +57,18 @@ static unsigned edits(const char *a, const char *b)
 	return d > 99 ? 99 : (unsigned)d;
 }
 
+/* The number after an ID's last '-' when it is all digits ("RFC5040-4.8-3" -> 3), else -1. */
+static long row_number(const char *id)
+{
+	const char *d = strrchr(id, '-');
+	if (!d || !d[1] || strspn(d + 1, "0123456789") != strlen(d + 1) || strlen(d + 1) > 6)
+		return -1;
+	return strtol(d + 1, NULL, 10);
+}
+
 /* Lower is closer: the rows of the section an ID names ("RFC5040-4.8" -> "RFC5040-4.8-NN") come
- * first, in catalog order; then the rows of its family ("RFC5040-4.8-3" -> "RFC5040-4.8-03"), then
- * other rows, each by the fewest edits. */
+ * first, in catalog order; then the rows of its family, the one of the same number first
+ * ("RFC5040-4.8-3" -> "RFC5040-4.8-03"), then other rows, each by the fewest edits. */
 static unsigned closeness(const char *id, const iw_req_info *q)
 {
 	size_t n = strlen(id);
@@ -50,8 +78,8 @@ static unsigned closeness(const char *id, const iw_req_info *q)
 	iw_req_family(id, fa, sizeof fa);
 	iw_req_family(q->id, fb, sizeof fb);
 	if (strchr(id, '-') != strrchr(id, '-') && !strcmp(fa, fb))
-		return 1 + edits(id, q->id);
-	return 2 + edits(id, q->id);
+		return row_number(id) >= 0 && row_number(id) == row_number(q->id) ? 1 : 2 + edits(id, q->id);
+	return 3 + edits(id, q->id);
 }
 
 const char *iw_req_closest(const char *id, size_t max, char *out, size_t cap)
@@ -62,7 +90,7 @@ const char *iw_req_closest(const char *id, size_t max, char *out, size_t cap)
 	if (!id || !max)
 		return out;
 	/* A near miss is a few edits away; beyond a third of the ID's length it is another ID. */
-	unsigned limit = 2 + (unsigned)(strlen(id) / 3 > 2 ? strlen(id) / 3 : 2);
+	unsigned limit = 3 + (unsigned)(strlen(id) / 3 > 2 ? strlen(id) / 3 : 2);
 	size_t used = 0, shown = 0;
 	unsigned floor = 0;
 	while (shown < max) {

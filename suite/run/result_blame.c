@@ -25,7 +25,7 @@ const char *iw_blame_field_for_req(const char *req)
 		{"DDP-6.2-04", "RsvdULP"},       {"DDP-6.2-08", "STag"},          {"DDP-6.3-04", "RsvdULP"},
 		{"DDP-6.3-07", "QN"},            {"DDP-6.3-11", "MSN"},           {"DDP-7.2-05", "MO"},
 		{"DDP-7.2-07", "TO"},            {"RFC5044-7.1.1-01", "Rev"},     {"RFC5044-7.1.1-04", "PD_Length"},
-		{"RFC6581-9.1-01", "PD_Length"}, {"RFC6581-9.1-04", "PD_Length"},
+		{"RFC6581-9.1-01", "PD_Length"}, {"RFC6581-6-03", "PD_Length"},
 	};
 	if (!req)
 		return NULL;

@@ -162,8 +162,8 @@ bool iw_verify_read_resp(const iw_read_req *rr, const iw_ddp_hdr *first, uint64_
  * (MPA-6.1-R5, or the other frame's Key, R8a) breaks MPA-6.1.1-01 in a Request and -03 in a
  * Reply; a Rev the profile refuses (MPA-6.1.1-07) breaks -06, or RFC5044-7.1.1-01 under an RFC
  * profile; a PD_Length the receiver refuses (MPA-6.1-R9a) breaks -08, or RFC5044-7.1.1-04; an
- * Enhanced frame without room for its IRD/ORD block (RFC6581-9.1-04) breaks RFC6581-9.1-01; Res
- * and R (MPA-6.1.1-05, -R1) are the sender's rules already. The sentence keeps the receiver's
+ * Enhanced frame without room for its IRD/ORD block (RFC6581-6-03), Res and R (MPA-6.1.1-05, -R1)
+ * are the sender's rules already. The sentence keeps the receiver's
  * rule. The runner judges the DUT's frames and decode each side's with it, so both cite one
  * rule. False when a receiver must refuse the frame. */
 bool iw_verify_startup_frame(const iw_profile *p, const iw_mpa_frame *f, enum iw_mpa_kind kind, iw_viol_list *out);

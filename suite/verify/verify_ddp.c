@@ -85,6 +85,12 @@ bool iw_verify_ulpdu(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_r
 		iw_check_applied(out, "RFC5040-4.1-02");
 		iw_check_applied(out, "RFC5040-4.2-01");
 		iw_check_applied(out, "RFC5040-4.2-02");
+		/* -4.2-02's T bit as RFC 5040 §5.4 states it for a Terminate (untagged: the request to
+		 * DDP and its effect) */
+		if (m->opcode == IW_OP_TERMINATE) {
+			iw_check_applied(out, "RFC5040-5.4-05");
+			iw_check_applied(out, "RFC5040-5.4-06");
+		}
 	}
 	if (ok && rfc_rdmap) {
 		iw_check_applied(out, "RFC5040-4.1-04");

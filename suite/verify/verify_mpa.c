@@ -4,6 +4,14 @@
 #include "verify_int.h"
 
 #include "iw_proto.h"
+#include "mpa_markers.h"
+
+/* The sender's FPDUPTR rule: the drafts' (the distance back to the FPDU's first octet) or RFC
+ * 5044's (back to its ULPDU Length field). */
+static const char *fpduptr_rule(const iw_fpdu *fp)
+{
+	return fp && fp->fpduptr_from_length ? "RFC5044-4-02" : "MPA-5.1-03";
+}
 
 bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out)
 {
@@ -14,7 +22,9 @@ bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out)
 	if (fp->crc_checked)
 		iw_check_applied(out, "MPA-5.2-11");
 	if (fp->nmarkers) {
-		iw_check_applied(out, "MPA-5.1-03");
+		iw_check_applied(out, fpduptr_rule(fp));
+		if (fp->fpduptr_from_length && fp->nmarkers > 1)
+			iw_check_applied(out, "RFC5044-4-05");  /* every inner marker points at one octet */
 		iw_check_applied(out, "MPA-4.1-01"); /* a swapped marker would have been refused (iw_verify_stream_req) */
 	}
 	/* The three rules are independent: each is judged, whatever the one before found. */
@@ -26,8 +36,10 @@ bool iw_verify_fpdu(const iw_fpdu *fp, iw_check *out)
 		iw_check_applied(out, "MPA-4.1-02");
 	if (fp->notes & IW_NOTE_MARKER_RESERVED)
 		iw_check_sender(out, "MPA-4.1-02", "a marker in the sender's FPDU at %llu has RESERVED set", at);
-	if (fp->nmarkers)
+	if (fp->nmarkers) {
 		iw_check_applied(out, "MPA-5.1-05");
+		iw_check_applied(out, "RFC5044-4-01");  /* the same two bits: RFC 5044's transmitter clause */
+	}
 	if (fp->notes & IW_NOTE_FPDUPTR_LOWBITS)
 		iw_check_sender(out, "MPA-5.1-05", "a marker in the sender's FPDU at %llu has FPDUPTR low bits set", at);
 	return out->req == NULL;
@@ -51,7 +63,7 @@ static bool marker_swapped(const iw_fpdu *fp)
 {
 	for (size_t i = 0; fp && i < fp->nmarkers; i++) {
 		const iw_marker_seen *m = &fp->markers[i];
-		uint16_t want = (uint16_t)(m->pos - fp->start);
+		uint16_t want = iw_marker_fpduptr_due(fp->start, fp->fpduptr_origin, m->pos);
 		if ((m->fpduptr & IW_MPA_FPDUPTR_MASK) == want)
 			continue;
 		return want != 0 && m->fpduptr == 0 && m->reserved == want;
@@ -63,7 +75,7 @@ const char *iw_verify_stream_req(const iw_violation *err, const iw_fpdu *fp)
 {
 	/* The decoder speaks for a receiver; what the sender broke is the sender's rule. */
 	if (err->ecode == IW_MPA_E_MARKER)
-		return marker_swapped(fp) ? "MPA-4.1-01" : "MPA-5.1-03";
+		return marker_swapped(fp) ? "MPA-4.1-01" : fpduptr_rule(fp);
 	return err->ecode == IW_MPA_E_CRC ? "MPA-5.2-11" : err->req;
 }
 

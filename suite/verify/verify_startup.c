@@ -33,8 +33,6 @@ const char *iw_verify_startup_sender_req(const iw_profile *p, const char *receiv
 		return rev_rule(p);
 	if (!strcmp(receiver_req, "MPA-6.1-R9a"))
 		return pd_length_rule(p);
-	if (!strcmp(receiver_req, "RFC6581-9.1-04"))
-		return "RFC6581-9.1-01";
 	return receiver_req;
 }
 

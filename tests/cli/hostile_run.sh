@@ -45,7 +45,7 @@ for m in $modes; do
 	want=MPA-6.1-R2a
 	[ "$m" = bad-reply-stall ] && want=MPA-6.1.1-08
 	for c in mpa.startup.resp.happy-path mpa.startup.resp.model-happy-path; do
-		if grep -q "^  FAIL  $c  \[$want\]" "$tmp/$m.out"; then ok; else
+		if grep -q "^  FAIL  $c  \[$want[]:]" "$tmp/$m.out"; then ok; else
 			bad "$m: $c should FAIL on $want"; grep -A1 "  $c " "$tmp/$m.out" | head -2 >&2; fi
 	done
 	# One level per requirement: the catalog's, in every reason of the run.
@@ -58,7 +58,7 @@ for m in $modes; do
 	awk '/^  (FAIL|WARN)  [a-z]/ { l = $0; getline r; print l "\t" r }' "$tmp/$m.out" >"$tmp/$m.failed"
 	while IFS= read -r line; do
 		id=$(echo "$line" | sed 's/^  [A-Z]*  \([^ ]*\)  \[.*/\1/')
-		req=$(echo "$line" | sed 's/^  [A-Z]*  [^ ]*  \[\([^]]*\)\].*/\1/')
+		req=$(echo "$line" | sed 's/^  [A-Z]*  [^ ]*  \[\([^]:]*\).*/\1/')    # [ID] or [ID: KW, where]
 		if grep -q "^requirement: $req " "$(case_file "$id")" ||
 		   echo "$line" | grep -q 'judged on every frame\|judged by the liveness probe'; then ok; else
 			bad "$m: $id fails on $req, which it does not cite"; echo "$line" >&2; fi

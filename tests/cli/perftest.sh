@@ -88,7 +88,7 @@ case $r in "FAIL msn=3 expected (the case's msn=4, written against the reflector
 # Against DUTs that break what the answer cases judge, they FAIL: one that checks RDMAP's
 # reserved bits (a Terminate where the answer was due), one that sends no Terminate for an MSN
 # below the window, one that delivers a Send whose CRC does not match (its answer, where none was due).
-for m in rdmap-rsvd-checked:rdmap.header.reserved-ignored:RFC5040-4.1-05 no-terminate:ddp.untagged.msn-below-window:DDP-9.1-U5 \
+for m in rdmap-rsvd-checked:rdmap.header.reserved-ignored:RFC5040-4.1-05 no-terminate:rdmap.read.invalid-stag:RFC5040-7.1-02 \
 	crc-unchecked:mpa.crc.corrupt-payload:MPA-5.2-14; do
 	mut=${m%%:*} rest=${m#*:}; id=${rest%%:*}; req=${rest#*:}
 	printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-send-lat\nmutant = %s\n' $mut >"$tmp/latm.conf"
@@ -127,8 +127,10 @@ n=$(jq -r '[.cases[] | select(.reason | test("^ulp profile perftest-send-lat-cli
 printf 'dut = ref\nrole = responder\nprofile = rfc6581\nulp = perftest-read\nmutant = no-terminate\n' >"$tmp/mut.conf"
 timeout 120 "$IWSPEC" run --dut-config "$tmp/mut.conf" --report "$tmp/mut" >"$tmp/log" 2>&1
 [ $? -eq 1 ] && ok || bad "perftest-read against no-terminate: not exit 1"
-n=$(jq -r '[.cases[] | select(.verdict == "FAIL" and (.id | test("^(ddp|rdmap)[.]")))] | length' "$tmp/mut/results.json")
-[ "$n" -ge 15 ] && ok || bad "perftest-read against no-terminate: only $n DDP and RDMAP cases FAIL"
+# A DDP error closed without a Terminate is a WARN (RFC5040-6.2-03, a SHOULD), an RDMAP one a FAIL
+# (RFC5040-7.1-02).
+n=$(jq -r '[.cases[] | select((.verdict == "FAIL" or .verdict == "WARN") and (.id | test("^(ddp|rdmap)[.]")))] | length' "$tmp/mut/results.json")
+[ "$n" -ge 15 ] && ok || bad "perftest-read against no-terminate: only $n DDP and RDMAP cases FAIL or WARN"
 
 # The comm connections are the means of a case, noted and not judged (siw's pad octets, F1, show
 # on them in every case of the siw perftest passes): `iwspec crosscheck` counts what decode finds
@@ -175,8 +177,8 @@ case $r in "SKIP needs read-stag=16: the DUT runs ib_write_bw -R -F -n 5 HARNESS
 printf 'dut = ref\nrole = initiator\nprofile = rfc6581\nulp = perftest-read\nmutant = no-terminate\n' >"$tmp/cmut.conf"
 timeout 120 "$IWSPEC" run --dut-config "$tmp/cmut.conf" --report "$tmp/cmut" >"$tmp/log" 2>&1
 [ $? -eq 1 ] && ok || bad "perftest-read client against no-terminate: not exit 1"
-n=$(jq -r '[.cases[] | select(.verdict == "FAIL" and (.id | test("^(ddp|rdmap)[.]")))] | length' "$tmp/cmut/results.json")
-[ "$n" -ge 10 ] && ok || bad "perftest-read client against no-terminate: only $n DDP and RDMAP cases FAIL"
+n=$(jq -r '[.cases[] | select((.verdict == "FAIL" or .verdict == "WARN") and (.id | test("^(ddp|rdmap)[.]")))] | length' "$tmp/cmut/results.json")
+[ "$n" -ge 10 ] && ok || bad "perftest-read client against no-terminate: only $n DDP and RDMAP cases FAIL or WARN"
 
 # ulp = perftest: each case against the first of perftest's programs (read, send, write,
 # send-lat) that provides all it needs, in one run: every case that runs PASSes or is INFO against
