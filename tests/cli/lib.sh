@@ -31,6 +31,12 @@
 #                 another program's port-0 listener (any run's built-in DUT) takes it within
 #                 seconds on a loaded machine. Not checked free: start the DUT on it, and take
 #                 another number when that fails.
+#   expect STATUS DESCRIPTION command...
+#                 runs the command (stdout and stderr into $tmp/out) and counts a check that its
+#                 exit status is STATUS; on another, the status and the output's first lines.
+#   contains PATTERN DESCRIPTION
+#                 counts a check that $tmp/out (the last `expect`'s output) has a line matching
+#                 PATTERN (grep's basic regular expression).
 #   finish NAME [NOTE]
 #                 prints the closing line "NAME: N passed, M failed" (then NOTE, if given) and
 #                 returns 0 when nothing failed, 1 otherwise. The script's last command, so its
@@ -56,6 +62,15 @@ ok() {
 bad() {
 	failn=$((failn + 1))
 	echo "${fail_tag}FAIL: $*" >&2
+}
+expect() {
+	want=$1; shift; desc=$1; shift
+	"$@" >"$tmp/out" 2>&1
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok; else bad "$desc: exit $got, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
+}
+contains() {
+	if grep -q -- "$1" "$tmp/out"; then ok; else bad "$2: output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
 }
 finish() {
 	echo "$1: $pass passed, $failn failed${2:+ $2}"

@@ -8,15 +8,6 @@
 REFLECTOR=${REFLECTOR:-build/iwspec-reflector}
 agent=
 on_exit '[ -n "$agent" ] && kill $agent 2>/dev/null'
-expect() {
-	want=$1; shift; desc=$1; shift
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else bad "$desc: exit $got, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
-}
-contains() {
-	if grep -q -- "$1" "$tmp/out"; then ok; else bad "$2: output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
-}
 
 if [ ! -x "$REFLECTOR" ]; then
 	if [ "${CI:-}" = true ]; then echo "FAIL: $REFLECTOR is not built (make reflector)" >&2; exit 1; fi

@@ -7,16 +7,6 @@
 # for the close (RFC5040-6.2-02), not on the Terminate code's. $IWSPEC names the binary.
 . "$(dirname "$0")/lib.sh"
 
-# expect STATUS DESCRIPTION -- command...   (stdout+stderr in $tmp/out)
-expect() {
-	want=$1; shift; desc=$1; shift
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else bad "$desc: exit $got, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
-}
-contains() {
-	if grep -qF -- "$1" "$tmp/out"; then ok; else bad "$2: output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
-}
 
 expect 0 "list --row" "$IWSPEC" list --row RFC5040-4.8-03 --case-dir "$ROOT/cases"
 contains "RFC5040-4.8-03  SHOULD  (T = W)" "the row's keyword"

@@ -3,16 +3,6 @@
 # $IWSPEC names the binary (default build/iwspec). Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
-# expect STATUS DESCRIPTION -- command...   (stdout+stderr in $tmp/out)
-expect() {
-	want=$1; shift; desc=$1; shift
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else bad "$desc: exit $got, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
-}
-contains() {
-	if grep -q -- "$1" "$tmp/out"; then ok; else bad "$2: output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
-}
 
 FIG5='00 00 00 00 00 2a 40 03 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00
 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 4c 86 b3 84'

@@ -9,15 +9,6 @@ VECTORS=${VECTORS:-vectors}
 bgpids=""
 on_exit 'for p in $bgpids; do kill "$p" 2>/dev/null; done'
 
-expect() {
-	want=$1; shift; desc=$1; shift
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else bad "$desc: exit $got, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
-}
-contains() {
-	if grep -q -- "$1" "$tmp/out"; then ok; else bad "$2: output lacks '$1'"; sed 's/^/    /' "$tmp/out" | head -20 >&2; fi
-}
 # The pcap of the conversation whose description contains $2, in set $1.
 pcap_of() {
 	awk -v want="$2" '/"description":/ { hit = index($0, want) > 0 } hit && /"pcap":/ { sub(/.*"pcap": "/, ""); sub(/".*/, ""); print; exit }' \
