@@ -110,6 +110,18 @@ TEST(reportcert_baseline_compare_both_ways)
 	CHECK(any_diff(d, n, "expected FAIL on [MPA-6.1-R5] (b line 2), got FAIL on [MPA-6.1.1-06]"));
 	iw_baseline_diffs_free(d, n);
 	iw_baseline_free(&b);
+	/* A line that allows a PASS beside its pinned WARN or FAIL: a PASS has no rule to pin. */
+	static const char either[] = "mpa.startup.resp.happy-path PASS\n"
+				     "mpa.startup.resp.rev WARN|PASS : [MPA-6.1-R5] two outcomes seen\n"
+				     "mpa.x.disabled SKIP\n";
+	run->cases[1].verdict = IW_PASS;
+	run->cases[1].failed_req[0] = '\0';
+	CHECK_EQ(iw_baseline_parse(&b, either, sizeof either - 1, "b", &e), IW_OK);
+	CHECK_EQ(compare(&b, run, &d), 0);
+	iw_baseline_diffs_free(d, 0);
+	iw_baseline_free(&b);
+	run->cases[1].verdict = IW_FAIL;
+	snprintf(run->cases[1].failed_req, sizeof run->cases[1].failed_req, "MPA-6.1.1-06");
 	/* A regression, a case missing from the baseline, a listed case that did not run. */
 	static const char reg[] = "mpa.startup.resp.rev PASS\n"
 				  "mpa.x.disabled SKIP\n"
