@@ -263,3 +263,40 @@ TEST(exec_refusal_expected_rests_on_r2c)
 	CHECK_STR(r->failed_req, "MPA-6.1-R2c");
 	iw_run_free(&run);
 }
+
+/* RFC5044-7.1.1-01 read from the text: senders set Rev 1, and the RFC's Appendix C.2.4 shows a
+ * permissive responder answering an RDMAC (Rev 0) Request in Rev 0. A Reply in the Request's
+ * own revision is taken (noted); a Rev 0 Reply to a Rev 1 Request still fails on the row. */
+static const char *REV0_CASE = "id: test.exec.rev0\n"
+			       "title: a Reply to a Rev 0 Request\n"
+			       "requirement: RFC5044-7.1.1-01 MUST\n"
+			       "role: responder\n"
+			       "\n"
+			       "connect\n"
+			       "send request rev=%d\n"
+			       "expect reply r=0\n";
+
+TEST(exec_reply_in_the_request_revision_is_taken)
+{
+	char text[512];
+	for (int k = 0; k < 4; k++) {
+		int req_rev = k & 1;
+		exec_cfg cfg = {0};
+		cfg.profile = k < 2 ? IW_PROFILE_RFC5044 : IW_PROFILE_RFC6581;
+		scripted_dut d = {0};
+		d.reply_len = good_reply(d.reply, sizeof d.reply);
+		iw_mpa_frame_set_rev(d.reply, 0);
+		dut_start(&d);
+		snprintf(text, sizeof text, REV0_CASE, req_rev);
+		iw_run run;
+		run_against_cfg(&d, text, &cfg, &run);
+		dut_stop(&d);
+		if (req_rev == 0) {
+			CHECK_STR(iw_verdict_name(run.cases[0].verdict), "PASS");
+		} else {
+			CHECK_STR(iw_verdict_name(run.cases[0].verdict), "FAIL");
+			CHECK_STR(run.cases[0].failed_req, "RFC5044-7.1.1-01");
+		}
+		iw_run_free(&run);
+	}
+}
