@@ -316,12 +316,10 @@ static bool mulpdu_used(ctx *x, const dut_msg *dm)
 	return true;
 }
 
-/* The Terminate's attached headers (RFC 5040 §4.8) are those of the harness's segment at fault:
- * hdr=1 asks for the DDP header of the last FPDU the harness sent, rdma_hdr=1 for its Read
- * Request body. */
 /* The headers a Terminate attaches (RFC 5040 §4.8, HdrCt: M, D and R "SHOULD be set" as Figure
- * 10 says): the DDP header of the segment at fault (`d=` and `hdr=1`) and its length (`m=`), the
- * RDMA Read Request header (`r=` and `rdma_hdr=1`). rdma says which of the two is checked. */
+ * 10 says) are those of the harness's segment at fault: `d=` and `hdr=1` the DDP header of the
+ * last FPDU the harness sent, `m=` its length, `r=` and `rdma_hdr=1` its Read Request body. rdma
+ * says which of the two is checked. */
 static bool terminate_headers_ok(ctx *x, const iw_step *s, const iw_terminate *t, bool rdma, char *why, size_t cap)
 {
 	if (!rdma) {
