@@ -220,19 +220,6 @@ static int initiator_of(const iw_pcap_conn *c, const int guess[2], bool culley)
 	return earlier1 ? 1 : 0;
 }
 
-/* The profile a side's startup frame is judged by: its own, except for a Reply in the Request's
- * own revision where the profile may answer that revision (RFC 5044 Appendix C.2.4's permissive
- * responder, which RFC5044-7.1.1-01 takes): that Reply is a frame of the Request's revision. The
- * runner holds a DUT's Reply so (suite/run/exec_frames.c). */
-static const iw_profile *frame_profile(const iw_profile *p, const side *req, const side *s)
-{
-	if (!req || !req->has_frame || !s->has_frame || s->f.rev != req->f.rev || s->f.rev == p->mpa_rev ||
-	    !iw_profile_may_answer(p, s->f.rev))
-		return p;
-	const iw_profile *q = iw_profile_of_rev(s->f.rev);
-	return q ? q : p;
-}
-
 /* The rule a responder broke by answering the initiator's invalid Request with a Reply, or
  * NULL when the answer is one it may give: a Request whose Rev it may answer (profile.h,
  * iw_profile_may_answer), or an Enhanced Request without room for its IRD/ORD block (it breaks
@@ -407,8 +394,11 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 						    k == ini ? "the initiator's first octets are not a Request"
 							     : "the responder's first octets are not a Reply");
 			} else {
-				iw_decode_frame(&o, frame_profile(ps[k], k == rsp ? &sd[ini] : NULL, &sd[k]), x->s->data,
-						x->s->len, k == ini ? IW_MPA_REQUEST : IW_MPA_REPLY, true, NULL);
+				/* A Reply is judged as the runner judges it (iw_verify_reply_profile). */
+				const iw_profile *fp = k == rsp && sd[ini].has_frame && sd[rsp].has_frame
+							       ? iw_verify_reply_profile(ps[k], sd[ini].f.rev, sd[rsp].f.rev) : ps[k];
+				iw_decode_frame(&o, fp, x->s->data, x->s->len, k == ini ? IW_MPA_REQUEST : IW_MPA_REPLY,
+						true, NULL);
 			}
 		}
 		const char *answered = k == rsp && !culley && sd[ini].has_frame && !sd[ini].frame_ok && sd[rsp].has_frame

@@ -196,17 +196,6 @@ static bool reply_premature(ctx *x, enum iw_mpa_kind kind, const char *sum)
 	return true;
 }
 
-/* A Reply whose only fault is the revision, answering a Request in the Request's own revision
- * (Rev 0 to a Rev 0 Request) under an RFC profile: RFC 5044 §7.1.1 says senders set Rev 1, and
- * its Appendix C.2.4 shows a "Permissive IETF" responder answering an RDMAC Request with Rev 0.
- * The row (RFC5044-7.1.1-01) takes either reading: no fault then. */
-static bool answers_in_request_rev(const ctx *x, enum iw_mpa_kind kind, const iw_mpa_frame *f, const iw_violation *v)
-{
-	return kind == IW_MPA_REPLY && x->h->sent_frame_valid && f->rev == x->h->sent_frame.rev &&
-	       f->rev != x->p->mpa_rev && iw_profile_may_answer(x->p, f->rev) &&
-	       !strcmp(v->req, iw_verify_startup_rev_req(x->p, f->rev));
-}
-
 int ex_frame_take(ctx *x, enum iw_mpa_kind kind, iw_mpa_frame *fout, size_t *need, iw_err *e)
 {
 	iw_mpa_frame f;
@@ -236,12 +225,12 @@ int ex_frame_take(ctx *x, enum iw_mpa_kind kind, iw_mpa_frame *fout, size_t *nee
 	iw_viol_list l = {.v = vs, .cap = 16};
 	const char *rules[8];
 	iw_result_judged(x->r, rules, iw_verify_startup_rules(x->p, kind, rules, 8));
-	iw_verify_startup_frame(x->p, &f, kind, &l);
-	if (l.n == 1 && answers_in_request_rev(x, kind, &f, &vs[0])) {
+	const iw_profile *fp = kind == IW_MPA_REPLY && x->h->sent_frame_valid
+				       ? iw_verify_reply_profile(x->p, x->h->sent_frame.rev, f.rev) : x->p;
+	if (fp != x->p)
 		ex_note(x, "the Reply is in the Request's revision (Rev %u): RFC 5044 Appendix C.2.4's permissive responder, "
-			"which %s allows beside the profile's Rev %u", f.rev, vs[0].req, x->p->mpa_rev);
-		l.n = 0;
-	}
+			"judged as a frame of %s", f.rev, fp->name);
+	iw_verify_startup_frame(fp, &f, kind, &l);
 	if (l.n) {
 		ex_fail_frame(x, vs[0].req, "the DUT's %s is not one a conforming %s sends: %s (seen: %s)",
 			      ex_kind_name(kind), kind == IW_MPA_REPLY ? "responder" : "initiator", vs[0].detail, sum);

@@ -177,6 +177,13 @@ const char *iw_verify_startup_sender_req(const iw_profile *p, const char *receiv
  * Rev expectations). */
 const char *iw_verify_startup_rev_req(const iw_profile *p, uint8_t want_rev);
 
+/* The profile a Reply of reply_rev is judged by, answering a Request of request_rev under p: p,
+ * except for a Reply in the Request's own revision where p may answer that revision (RFC 5044
+ * Appendix C.2.4's permissive responder answering an RDMAC Request in Rev 0, which
+ * RFC5044-7.1.1-01 takes beside "senders MUST set this field to one"): the profile of that
+ * revision. The runner and decode judge a Reply by it alike. */
+const iw_profile *iw_verify_reply_profile(const iw_profile *p, uint8_t request_rev, uint8_t reply_rev);
+
 /* The sender's rules iw_verify_startup_frame applies to a frame of this kind under p (static
  * strings, at most cap of them into rules): for a runner's list of what it judged. */
 size_t iw_verify_startup_rules(const iw_profile *p, enum iw_mpa_kind kind, const char **rules, size_t cap);

@@ -36,6 +36,14 @@ const char *iw_verify_startup_sender_req(const iw_profile *p, const char *receiv
 	return receiver_req;
 }
 
+const iw_profile *iw_verify_reply_profile(const iw_profile *p, uint8_t request_rev, uint8_t reply_rev)
+{
+	if (reply_rev != request_rev || reply_rev == p->mpa_rev || !iw_profile_may_answer(p, reply_rev))
+		return p;
+	const iw_profile *q = iw_profile_of_rev(reply_rev);
+	return q ? q : p;
+}
+
 const char *iw_verify_startup_rev_req(const iw_profile *p, uint8_t want_rev)
 {
 	return p->enhanced && want_rev == 2 ? "RFC6581-9.1-01" : rev_rule(p);
