@@ -22,20 +22,24 @@ TEST(kernel_console_signatures_drop_cpu_pid_and_offsets)
 	CHECK(kc_trigger("[  226.210750] WARNING: CPU: 1 PID: 141 at drivers/infiniband/sw/siw/siw_cm.c:453 siw_cep_put+0x11d/0x130 [siw]",
 			 kind, sizeof kind, sig, sizeof sig));
 	CHECK_STR(kind, "WARNING");
-	CHECK_STR(sig, "WARNING at siw_cm.c:453 siw_cep_put");
+	CHECK_STR(sig, "WARNING at siw_cm.c siw_cep_put");
+	/* The same WARN_ON in 6.12.117, four lines up: the same fault, so the same signature. */
+	CHECK(kc_trigger("[   31.5] WARNING: CPU: 0 PID: 77 at drivers/infiniband/sw/siw/siw_cm.c:449 siw_cep_put+0x10d/0x120 [siw]",
+			 kind, sizeof kind, sig, sizeof sig));
+	CHECK_STR(sig, "WARNING at siw_cm.c siw_cep_put");
 	CHECK(kc_trigger("[    9.1] BUG: KASAN: use-after-free in siw_cep_put+0x2c/0x90", kind, sizeof kind, sig, sizeof sig));
 	CHECK_STR(kind, "KASAN");
 	CHECK_STR(sig, "KASAN: use-after-free in siw_cep_put");
 	CHECK(kc_trigger("UBSAN: array-index-out-of-bounds in drivers/infiniband/sw/siw/siw_qp.c:12:3", kind, sizeof kind, sig,
 			 sizeof sig));
-	CHECK_STR(sig, "UBSAN: array-index-out-of-bounds in siw_qp.c:12:3");
+	CHECK_STR(sig, "UBSAN: array-index-out-of-bounds in siw_qp.c");
 	CHECK(kc_trigger("[  1.0] INFO: task iwspec-reflecto:123 blocked for more than 120 seconds.", kind, sizeof kind, sig,
 			 sizeof sig));
 	CHECK_STR(sig, "hung task iwspec-reflecto");
 	CHECK(kc_trigger("[ 80.1] rcu: INFO: rcu_preempt self-detected stall on CPU", kind, sizeof kind, sig, sizeof sig));
 	CHECK_STR(kind, "RCU stall");
 	CHECK(kc_trigger("[ 80.1] kernel BUG at lib/list_debug.c:49!", kind, sizeof kind, sig, sizeof sig));
-	CHECK_STR(sig, "kernel BUG at list_debug.c:49!");
+	CHECK_STR(sig, "kernel BUG at list_debug.c");
 	CHECK(kc_trigger("[ 80.1] BUG: kernel NULL pointer dereference, address: 0000000000000008", kind, sizeof kind, sig,
 			 sizeof sig));
 	CHECK_STR(sig, "BUG: kernel NULL pointer dereference");
@@ -83,7 +87,7 @@ TEST(kernel_console_f3_is_two_reports_tied_to_the_mark_they_began_under)
 		n += kc_feed(&p, f3 + off, len, r + n, 4 - n);
 	}
 	CHECK_EQ(n, 2);
-	CHECK_STR(r[0].sig, "WARNING at siw_cm.c:453 siw_cep_put");
+	CHECK_STR(r[0].sig, "WARNING at siw_cm.c siw_cep_put");
 	CHECK_STR(r[0].mark, "fuzz run 1");
 	CHECK(strstr(r[0].excerpt, "[ cut here ]") != NULL);
 	CHECK(strstr(r[0].excerpt, "siw_destroy_listen") != NULL); /* the lines after the mark stay in */
@@ -169,13 +173,13 @@ TEST(kernel_console_follows_a_file_from_its_end_and_from_the_start_after_a_reboo
 				  "[ 2.2] ---[ end trace 0 ]---\n";
 	CHECK_EQ(write(fd, now, sizeof now - 1), (ssize_t)(sizeof now - 1));
 	CHECK_EQ(kc_console_poll(&c, 60000, r, 2), 1);
-	CHECK_STR(r[0].sig, "WARNING at new.c:2 new_fn");
+	CHECK_STR(r[0].sig, "WARNING at new.c new_fn");
 	/* A new boot writes a new, shorter file: read from its start. */
 	CHECK_EQ(ftruncate(fd, 0), 0);
 	static const char boot[] = "[ 0.5] UBSAN: shift-out-of-bounds in x/y.c:3:4\n";
 	CHECK_EQ(pwrite(fd, boot, sizeof boot - 1, 0), (ssize_t)(sizeof boot - 1));
 	CHECK_EQ(kc_console_poll(&c, 0, r, 2), 1); /* quiet 0: ended at once */
-	CHECK_STR(r[0].sig, "UBSAN: shift-out-of-bounds in y.c:3:4");
+	CHECK_STR(r[0].sig, "UBSAN: shift-out-of-bounds in y.c");
 	close(fd);
 	unlink(path);
 	CHECK(kc_console_open(&c, path, &e) != IW_OK);

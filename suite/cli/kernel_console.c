@@ -56,7 +56,8 @@ bool kc_trigger(const char *line, char *kind, size_t kind_cap, char *sig, size_t
 	char k[24] = "", sg[200] = "";
 	const char *p;
 	if (starts(b, "WARNING: CPU:") && (p = strstr(b, " at "))) {
-		/* "WARNING: CPU: 1 PID: 80 at drivers/x/siw_cm.c:453 siw_cep_put+0x7b/0x90 [siw]" */
+		/* "WARNING: CPU: 1 PID: 80 at drivers/x/siw_cm.c:453 siw_cep_put+0x7b/0x90 [siw]" ->
+		 * "WARNING at siw_cm.c siw_cep_put" */
 		p += 4;
 		const char *sp = strchr(p, ' ');
 		char file[120] = "", fn[80] = "";
@@ -69,6 +70,10 @@ bool kc_trigger(const char *line, char *kind, size_t kind_cap, char *sig, size_t
 			n -= (size_t)(slash + 1 - p);
 			p = slash + 1;
 		}
+		/* The file without its line: the same WARN_ON is on another line in another kernel. */
+		size_t colon = strcspn(p, ":");
+		if (colon < n)
+			n = colon;
 		snprintf(file, sizeof file, "%.*s", (int)(n < sizeof file ? n : sizeof file - 1), p);
 		if (sp)
 			symbol(sp + 1, fn, sizeof fn);
@@ -88,13 +93,15 @@ bool kc_trigger(const char *line, char *kind, size_t kind_cap, char *sig, size_t
 		snprintf(sg, sizeof sg, "KASAN: %.*s%s%s", (int)(in ? in - (p + 12) : (ptrdiff_t)strlen(p + 12)), p + 12,
 			 fn[0] ? " in " : "", fn);
 	} else if (starts(b, "UBSAN: ")) {
-		/* "UBSAN: array-index-out-of-bounds in drivers/x/siw_qp.c:12:3": the file's base name */
+		/* "UBSAN: array-index-out-of-bounds in drivers/x/siw_qp.c:12:3": the file's base name,
+		 * without line and column */
 		snprintf(k, sizeof k, "UBSAN");
 		const char *in = strstr(b, " in ");
 		const char *f = in ? in + 4 : "";
 		const char *slash = strrchr(f, '/');
-		snprintf(sg, sizeof sg, "UBSAN: %.*s%s%.80s", (int)(in ? in - (b + 7) : (ptrdiff_t)strlen(b + 7)), b + 7,
-			 in ? " in " : "", slash ? slash + 1 : f);
+		f = slash ? slash + 1 : f;
+		snprintf(sg, sizeof sg, "UBSAN: %.*s%s%.*s", (int)(in ? in - (b + 7) : (ptrdiff_t)strlen(b + 7)), b + 7,
+			 in ? " in " : "", (int)strcspn(f, ":"), f);
 	} else if (starts(b, "refcount_t: ")) {
 		snprintf(k, sizeof k, "refcount_t");
 		snprintf(sg, sizeof sg, "%.190s", b);
@@ -102,7 +109,8 @@ bool kc_trigger(const char *line, char *kind, size_t kind_cap, char *sig, size_t
 		const char *f = b + 14;
 		const char *slash = strrchr(f, '/');
 		snprintf(k, sizeof k, "BUG");
-		snprintf(sg, sizeof sg, "kernel BUG at %.100s", slash ? slash + 1 : f);
+		f = slash ? slash + 1 : f;
+		snprintf(sg, sizeof sg, "kernel BUG at %.*s", (int)strcspn(f, ":!"), f);
 	} else if ((p = strstr(b, "BUG: soft lockup"))) {
 		snprintf(k, sizeof k, "soft lockup");
 		snprintf(sg, sizeof sg, "soft lockup");

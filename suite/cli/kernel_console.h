@@ -15,8 +15,10 @@
  *   stall"), a hung task ("INFO: task ... blocked for more than"), Kernel panic
  * (with the "[ cut here ]" line before it, when there is one) and ends at "---[ end trace", at a
  * mark, after KC_MAX_LINES lines, or when the console has been quiet for a while (kc_flush):
- * an RCU stall has no end line. Its signature, for telling one fault from another across runs
- * and guests, has no CPU, PID, address or offset in it: "WARNING at siw_cm.c:453 siw_cep_put",
+ * an RCU stall has no end line. Its signature, for telling one fault from another across runs,
+ * guests and kernels, has no CPU, PID, address, offset or source line in it (the same fault sits
+ * on another line in another kernel: siw_cm.c:453 in 6.1.192, :449 in 6.12.117): "WARNING at
+ * siw_cm.c siw_cep_put", "kernel BUG at list_debug.c in siw_destroy_listen",
  * "refcount_t: underflow; use-after-free. in siw_destroy_listen" (the first RDMA-stack function
  * of the call trace, or else the RDMA stack's work item it ran in), "RCU stall in
  * siw_cep_set_inuse".
@@ -66,7 +68,7 @@ size_t kc_flush(kc_parser *p, kc_report *out);
 
 /* The signature of a report's first line (timestamp removed), e.g. "WARNING: CPU: 1 PID: 80 at
  * drivers/infiniband/sw/siw/siw_cm.c:453 siw_cep_put+0x7b/0x90 [siw]" -> "WARNING at
- * siw_cm.c:453 siw_cep_put"; kind gets the report's kind. False when the line starts no report. */
+ * siw_cm.c siw_cep_put"; kind gets the report's kind. False when the line starts no report. */
 bool kc_trigger(const char *line, char *kind, size_t kind_cap, char *sig, size_t sig_cap);
 
 /* Writes a mark into the guest's console through its agent at host:port ("mark TEXT"), waiting
