@@ -8,7 +8,10 @@
 #                   CLI, matrices, siw, the ASan+UBSan pass, the fuzz targets
 #   make reflector  build/iwspec-reflector, docs/reflector.md's application on the verbs API
 #   make interop    the suite against Linux siw in a qemu guest, both roles, against the
-#                   committed baselines (part of make test; docs/interop/linux-siw.md)
+#                   committed baselines (part of make test; docs/interop/linux-siw.md);
+#                   SIW_KERNEL=6.12 runs it on Debian's 6.12 kernel (tools/siw-guest/kernel.env)
+#   make siw-series the siw patch series checked as mailed, each patch built after the one
+#                   before on every kernel (tools/siw-series.sh; make interop checks the rest)
 #   make mutants    the detection matrix of the mutant zoo (part of make test; docs/mutants.md)
 #   make bench      benchmarks (figures, never pass/fail on timing), fuzz targets' exec/s included,
 #                   the network fuzzer's runs/s against the bare loopback rate (iwspec fuzz --bench)
@@ -176,6 +179,12 @@ test-hostile: $(BUILD)/iwspec
 # Real Linux siw (tools/siw-guest/) as the DUT in both roles, against duts/linux-siw.*.expect.
 interop: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec sh tools/interop-siw.sh
+
+# siw's patch series (docs/interop/siw-patches/): what make interop checks, and each patch built
+# in order against each kernel's headers (about 2 minutes of CPU).
+.PHONY: siw-series
+siw-series:
+	sh tools/siw-series.sh check --build
 
 # A fuzzing campaign against Linux siw in the guest, its kernel's console as an oracle
 # (tools/fuzz-siw.sh, docs/fuzzing-network.md): SIW_FUZZ_TIME (default 10m), SIW_FUZZ_SEED (default 1),

@@ -431,7 +431,7 @@ static bool judge_terminate(nf_dec *d, const nf_obs *o, const nf_expect *ex, nf_
 		iw_terminate t;
 		iw_err e;
 		if (iw_terminate_decode(d->dut.data + m->off, m->len, &t, &e) != IW_OK) {
-			nf_find(f, NF_F_TERMINATE, "RFC5040-4.8-02", false, "the DUT's Terminate cannot be decoded: %s", e.msg);
+			nf_find(f, NF_F_TERMINATE, t.broken_row, false, "the DUT's Terminate cannot be decoded: %s", e.msg);
 			return false;
 		}
 		if (!code_ok(ex->t_layer, ex->t_etype, ex->t_ecode, &t)) {

@@ -265,12 +265,25 @@ static bool no_reply(connctx *cc, const iw_pcap_conn *c, const iw_pcap_end *end,
 	char how[96], d[192];
 	end_text(c, end, how, sizeof how);
 	uint64_t fq = iw_pcap_frame_of(ini->s, ini->flen - 1);
+	/* Octets behind the Request: an initiator sends none before a valid Reply, and no text says
+	 * what a responder does with them (requirements.md §6 A6); RFC 5044 §7.1.2 rule 9 lets it read
+	 * them as Private Data beyond PD_Length and close on an improperly formatted Request. A
+	 * close without a Reply is no fault then (mpa.startup.resp.extra-bytes-after-request). */
+	if (ini->s->len > ini->flen && end->why == IW_PCAP_END_CLOSED) {
+		snprintf(cc->v->excused, sizeof cc->v->excused,
+			 "no Reply, which is no violation here: %zu octets followed the Request, and a responder may "
+			 "close on them (A6; RFC 5044 §7.1.2 rule 9)", ini->s->len - ini->flen);
+		if (text_out(cc))
+			printf("  %s\n", cc->v->excused);
+		else if (json_out(cc))
+			json_array_append_new(json_object_get(cc->jc, "notes"), json_string(cc->v->excused));
+		return true;
+	}
 	iw_decode_ctx o;
 	ctx_for(cc, rsp, &o, 0);
 	cc->v->no_reply = true;
-	/* Octets behind the Request, and no Reply yet: an initiator sends none before a valid Reply,
-	 * and what a responder does with them is unspecified (requirements.md §6 A6), so the Reply it
-	 * did not send is only what it should (MPA-6.1-R2f), as the runner holds it (finding F11). */
+	/* Octets behind the Request and the connection left open: the Reply it did not send is only
+	 * what it should (MPA-6.1-R2f), as the runner holds it. */
 	if (ini->s->len > ini->flen) {
 		snprintf(d, sizeof d, "no Reply to the Request (frame %llu, %zu octets behind it) before %.90s",
 			 (unsigned long long)fq, ini->s->len - ini->flen, how);

@@ -346,7 +346,7 @@ static void decode_ulpdu(iw_decode_ctx *o, const iw_profile *p, iw_source *src, 
 			if (jt || !o->quiet)
 				terminate_attached(&t, jt);
 		} else {
-			iw_decode_violation(o, "RFC5040-4.8-02", IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
+			iw_decode_violation(o, t.broken_row, IW_VIOL_FATAL, IW_LAYER_RDMAP, IW_RDMAP_ET_OPERATION,
 					    IW_RDMAP_EC_UNSPECIFIED, fp->start, e.msg);
 		}
 	}

@@ -32,7 +32,6 @@
 #define REQ_RDMAP_UNASKED   "RFC5040-5.2-09"    /* a Read Response nobody asked for: no Read operation */
 #define REQ_RDMAP_QUEUE     "RFC5040-4.2-05"    /* an opcode on another message's queue */
 #define REQ_RDMAP_READ_REQ  "RFC5040-4.4-01"    /* a Read Request that is not 28 octets: its header */
-#define REQ_RDMAP_TERM      "RFC5040-4.8-02"    /* a Terminate that cannot be decoded */
 #define REQ_RDMAP_LOCAL     "RFC5040-4.8-09"    /* a local (catastrophic) failure */
 #define REQ_RDMAP_IRD       "RFC5040-5.2-08"    /* a Read Request beyond the IRD */
 #define REQ_RDMAP_INVAL     "RFC5040-5.3-06"    /* an STag that cannot be invalidated */
@@ -297,7 +296,7 @@ static void deliver_terminate(iw_conn *c, const iw_sink_delivery *d)
 		/* Never answer a Terminate with a Terminate: report and close. */
 		iw_conn_event *ev = iw_conn_ev_push(c, IW_EV_ERROR);
 		if (ev) {
-			ev->viol.req = REQ_RDMAP_TERM;
+			ev->viol.req = t.broken_row;
 			ev->viol.kind = IW_VIOL_FATAL;
 			ev->viol.layer = IW_LAYER_RDMAP;
 			ev->viol.etype = IW_RDMAP_ET_OPERATION;

@@ -114,6 +114,7 @@ int iw_terminate_encode(const iw_terminate *t, uint8_t *out, size_t cap, size_t 
 int iw_terminate_decode(const uint8_t *buf, size_t len, iw_terminate *t, iw_err *e)
 {
 	memset(t, 0, sizeof *t);
+	t->broken_row = "RFC5040-4.8-01";
 	if (len < IW_RDMAP_TERM_CTRL_LEN)
 		return iw_errf(e, IW_ETRUNC, "Terminate body of %zu octets is shorter than its %d-octet control "
 			       "word (RFC5040-4.8-01)", len, IW_RDMAP_TERM_CTRL_LEN);
@@ -127,6 +128,7 @@ int iw_terminate_decode(const uint8_t *buf, size_t len, iw_terminate *t, iw_err 
 	/* The 13 reserved bits are not judged: a receiver ignores them. */
 
 	size_t o = IW_RDMAP_TERM_CTRL_LEN;
+	t->broken_row = "RFC5040-4.8-02";
 	if (t->d) {
 		/* Length field plus the control octet that says how long the header is. */
 		if (len < o + 3)
@@ -141,12 +143,14 @@ int iw_terminate_decode(const uint8_t *buf, size_t len, iw_terminate *t, iw_err 
 		memcpy(t->ddp_hdr, buf + o + 2, t->ddp_hdr_len);
 		o += 2 + t->ddp_hdr_len;
 	}
+	t->broken_row = "RFC5040-4.8-26";
 	if (t->r) {
 		if (len < o + IW_RDMAP_READ_REQ_LEN)
 			return iw_errf(e, IW_ETRUNC, "Terminate ends after %zu octets, inside the %d-octet terminated "
-				       "RDMA header (RFC5040-4.8-02)", len, IW_RDMAP_READ_REQ_LEN);
+				       "RDMA header R announces (RFC5040-4.8-26)", len, IW_RDMAP_READ_REQ_LEN);
 		memcpy(t->rdma_hdr, buf + o, IW_RDMAP_READ_REQ_LEN);
 	}
+	t->broken_row = NULL;
 	return IW_OK;
 }
 

@@ -82,6 +82,8 @@ typedef struct iw_terminate {
 	size_t ddp_hdr_len;     /* 14 or 18 when d */
 	uint8_t rdma_hdr[IW_RDMAP_READ_REQ_LEN];
 	bool has_rdma_hdr;      /* when r */
+	const char *broken_row; /* when the decode fails: the row the body breaks (RFC5040-4.8-02 for
+	                         * the DDP header parts, RFC5040-4.8-26 for the RDMA header) */
 } iw_terminate;
 
 /* The Terminate control word in octets, the first 4 of the body (RFC 5040 §4.8):
@@ -105,8 +107,9 @@ static inline void iw_term_ctrl_set(uint8_t cw[4], unsigned layer, unsigned etyp
 int iw_terminate_encode(const iw_terminate *t, uint8_t *out, size_t cap, size_t *out_len, iw_err *e);
 
 /* Decodes a Terminate body. The DDP header length follows the attached header's own T bit.
- * IW_ETRUNC when the body ends before a part its M/D/R bits announce; octets after the last
- * part are ignored, and so are the 13 reserved bits. has_rdma_hdr mirrors r. */
+ * IW_ETRUNC when the body ends before a part its M/D/R bits announce (t->broken_row names the
+ * row); octets after the last part are ignored, and so are the 13 reserved bits. has_rdma_hdr
+ * mirrors r. */
 int iw_terminate_decode(const uint8_t *buf, size_t len, iw_terminate *t, iw_err *e);
 
 /* Fills t for an error on a received segment: layer/etype/ecode, and the attached headers as

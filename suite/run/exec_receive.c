@@ -463,7 +463,7 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 		if (dm.opcode != IW_OP_TERMINATE) {
 			ok = ex_fail(x, NULL, "expected a Terminate, the DUT sent %s", iw_rdmap_op(dm.opcode)->name);
 		} else if (iw_terminate_decode(dm.data, dm.len, &t, &e)) {
-			ok = ex_fail(x, "RFC5040-4.8-02", "the DUT's Terminate cannot be decoded: %s", e.msg);
+			ok = ex_fail(x, t.broken_row, "the DUT's Terminate cannot be decoded: %s", e.msg);
 		} else {
 			ex_note(x, "Terminate %s M=%d D=%d R=%d", iw_error_name(t.layer, t.etype, t.ecode), t.m, t.d, t.r);
 			int el = ex_layer_value(iw_step_arg(s, "layer"));

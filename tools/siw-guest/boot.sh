@@ -21,11 +21,13 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/kernel.env"
-OUT=$ROOT/build/siw-guest
+# The guest's image (SIW_KERNEL's, kernel.env) and where this boot's files go (always
+# build/siw-guest, so stop.sh finds them whichever kernel runs).
+OUT=$ROOT/build/siw-guest${GUEST_SUBDIR:+/$GUEST_SUBDIR}
 NETNS=${IWSPEC_NETNS:-iwspec-siw}
 TIMEOUT=${IWSPEC_GUEST_TIMEOUT:-240}
-RUN=$OUT
-[ "$NETNS" = iwspec-siw ] || RUN=$OUT/ns-$NETNS
+RUN=$ROOT/build/siw-guest
+[ "$NETNS" = iwspec-siw ] || RUN=$RUN/ns-$NETNS
 SELFTEST=0
 SIW=
 KERNEL=$OUT/bzImage
