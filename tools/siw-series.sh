@@ -3,7 +3,7 @@
 # that what docs/interop/linux-siw.md says of it cannot drift from what it is.
 #
 #   sh tools/siw-series.sh check [--build]
-#   sh tools/siw-series.sh table
+#   sh tools/siw-series.sh table | flips
 #
 # check:
 #   1. one mailing: 0000-cover-letter.patch is [PATCH 0/N], the patches `series` lists are
@@ -20,17 +20,24 @@
 #      of each of those kernels whose headers are installed (the series bisects); 4 to 8 s of CPU
 #      per patch and kernel, so `make interop` leaves it out and `make siw-series` runs it;
 #   6. the table docs/interop/linux-siw.md holds between its `siw-series` marks is `table`'s.
+#   7. the flips table docs/interop/linux-siw.md holds between its `siw-series flips` marks is
+#      `flips`'s.
 # table: that table, from the patch files: patch, finding, subject, Fixes, Cc: stable.
+# flips: what each patch changes in the patched pass, from duts/linux-siw.patched.cases (each case's
+#      verdict on siw.ko and the findings it rests on) and duts/linux-siw.patched.expect (its verdict
+#      with the series): the patched pass checks both files against the guest on every run.
 #
 # The sources are unpacked once (siw and checkpatch.pl only) into build/siw-series/, keyed by
-# the tarball's size and time. Exit: 0 the series holds, 1 it does not (each line says what), 2
+# the tarball's size and time (under a lock: checks may run side by side); each check's other files
+# go to a directory of its own there, removed at the end. Exit: 0 the series holds, 1 it does not (each line says what), 2
 # usage.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 . tools/siw-guest/kernel.env
-DIR=docs/interop/siw-patches
-DOC=docs/interop/linux-siw.md
+# SIW_SERIES_DIR and SIW_SERIES_DOC point the check at a copy (tests/cli/siw_series.sh).
+DIR=${SIW_SERIES_DIR:-docs/interop/siw-patches}
+DOC=${SIW_SERIES_DOC:-docs/interop/linux-siw.md}
 WORK=build/siw-series
 say() { echo "siw-series: $*"; }
 bad=0
@@ -60,6 +67,10 @@ source_tree() {
 	[ -f "$tarball" ] || return 0
 	key=$(stat -c '%s %Y' "$tarball")
 	t=$WORK/src-$1
+	mkdir -p "$WORK"
+	# One unpacker at a time; the others wait and find it done.
+	exec 9>"$WORK/src.lock"
+	flock 9
 	if [ "$(cat "$t.key" 2>/dev/null)" != "$key" ]; then
 		rm -rf "$t" "$t.key"
 		mkdir -p "$t"
@@ -68,6 +79,7 @@ source_tree() {
 			"linux-source-$1/scripts/const_structs.checkpatch" || { rm -rf "$t"; return 1; }
 		echo "$key" >"$t.key"
 	fi
+	flock -u 9
 	echo "$t"
 }
 
@@ -115,6 +127,9 @@ check() {
 	done
 	# 3. and 5.
 	mkdir -p "$WORK"
+	# Each check's own files apart: make interop's and a test's may run at once.
+	RUN=$(mktemp -d "$WORK/run.XXXXXX")
+	trap 'rm -rf "$RUN"' EXIT
 	for k in $SIW_SERIES_KERNELS; do
 		src=$(source_tree "$k") || { fail "cannot unpack /usr/src/linux-source-$k.tar.xz"; continue; }
 		if [ -z "$src" ]; then
@@ -132,24 +147,24 @@ check() {
 			headers=/usr/src/linux-headers-$abi
 			[ -d "$headers" ] || { say "SKIP: $headers is missing: the series is not built against $k"; headers=; }
 		fi
-		tree=$WORK/apply-$k
+		tree=$RUN/apply-$k
 		fresh_copy "$src" "$tree"
 		applied=0
 		built=0
 		for p in $list; do
-			if ! patch -d "$tree" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch <"$DIR/$p" >"$WORK/patch.log" 2>&1; then
-				sed 's/^/siw-series:   /' "$WORK/patch.log" >&2
+			if ! patch -d "$tree" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch <"$DIR/$p" >"$RUN/patch.log" 2>&1; then
+				sed 's/^/siw-series:   /' "$RUN/patch.log" >&2
 				fail "$p does not apply to linux-source-$k $ver after the patches before it (patch --fuzz=0)"
 				break
 			fi
 			applied=$((applied + 1))
 			if [ -n "$headers" ]; then
-				rm -rf "$WORK/build-$k"
-				cp -a "$tree" "$WORK/build-$k"
-				if build_siw "$WORK/build-$k" "$headers" "$WORK/build-$k.log"; then
+				rm -rf "$RUN/build-$k"
+				cp -a "$tree" "$RUN/build-$k"
+				if build_siw "$RUN/build-$k" "$headers" "$RUN/build-$k.log"; then
 					built=$((built + 1))
 				else
-					grep -E 'error|warning' "$WORK/build-$k.log" | head -5 | sed 's/^/siw-series:   /' >&2
+					grep -E 'error|warning' "$RUN/build-$k.log" | head -5 | sed 's/^/siw-series:   /' >&2
 					fail "siw does not build cleanly against $headers after $p"
 				fi
 			fi
@@ -164,8 +179,8 @@ check() {
 			# UNKNOWN_COMMIT_ID is checkpatch looking the Fixes: commits up in a git tree of the
 			# kernel, which no Debian package holds (the sender's tree has them: `git log -1 SHA`).
 			(cd "$src" && perl scripts/checkpatch.pl --strict --no-tree --no-color --ignore UNKNOWN_COMMIT_ID \
-				"$ROOT/$DIR/$p") >"$WORK/checkpatch.log" 2>&1
-			other=$(grep -E '^(ERROR|WARNING|CHECK):' "$WORK/checkpatch.log" | grep -v '^ERROR: Missing Signed-off-by: line(s)$')
+				"$(cd "$ROOT" && realpath "$DIR/$p")") >"$RUN/checkpatch.log" 2>&1
+			other=$(grep -E '^(ERROR|WARNING|CHECK):' "$RUN/checkpatch.log" | grep -v '^ERROR: Missing Signed-off-by: line(s)$')
 			if [ -n "$other" ]; then
 				echo "$other" | sed 's/^/siw-series:   /' >&2
 				fail "$p: checkpatch.pl --strict ($KERNEL_SOURCE_PKG) reports more than the missing Signed-off-by"
@@ -175,20 +190,44 @@ check() {
 		done
 		say "checkpatch.pl --strict of $KERNEL_SOURCE_PKG: $ok of $n patches report only the missing Signed-off-by"
 	fi
-	# 6.
-	sed -n '/^<!-- siw-series table: begin/,/^<!-- siw-series table: end/p' "$DOC" | sed '1d;$d' >"$WORK/doc-table.md"
-	table >"$WORK/table.md"
-	if ! cmp -s "$WORK/doc-table.md" "$WORK/table.md"; then
-		diff "$WORK/doc-table.md" "$WORK/table.md" | sed 's/^/siw-series:   /' >&2
-		fail "$DOC's series table differs from the patches (sh tools/siw-series.sh table prints the right one)"
-	fi
+	# 6. and 7.
+	for t in table flips; do
+		sed -n "/^<!-- siw-series $t: begin/,/^<!-- siw-series $t: end/p" "$DOC" | sed '1d;$d' >"$RUN/doc-$t.md"
+		$t >"$RUN/$t.md"
+		if ! cmp -s "$RUN/doc-$t.md" "$RUN/$t.md"; then
+			diff "$RUN/doc-$t.md" "$RUN/$t.md" | sed 's/^/siw-series:   /' >&2
+			fail "$DOC's series $t differs from the files (sh tools/siw-series.sh $t prints the right one)"
+		fi
+	done
+}
+
+# For each patch: the cases whose chain of findings names its finding, unpatched -> patched.
+flips() {
+	echo "| patch | finding | cases: verdict on siw.ko -> with the series |"
+	echo "|---|---|---|"
+	for p in $(patches); do
+		f=$(finding "$p")
+		cases=$(awk -v f="$f" '$0 !~ /^#/ && NF >= 3 { n = split($3, c, ">"); for (i = 1; i <= n; i++) if (c[i] == f) print $1, $2, $3 }' \
+			duts/linux-siw.patched.cases | while read -r id uv chain; do
+			line=$(awk -v id="$id" '$1 == id { print; exit }' duts/linux-siw.patched.expect)
+			pv=$(echo "$line" | cut -d' ' -f2)
+			now=
+			case $pv in PASS|INFO|'') ;; *) now=" (now $(echo "${line#* : }" | sed 's/^\[[^]]*\] *//' | grep -o 'F[0-9]*' | head -1))" ;; esac
+			via=
+			[ "${chain%%>*}" = "$f" ] || via=" (behind ${chain%%>*})"
+			printf '`%s` %s -> %s%s%s; ' "$id" "$(echo "$uv" | sed 's/|/ or /g')" "${pv:-?}" "$now" "$via"
+		done)
+		[ -n "$cases" ] || cases="none in the patched pass; "
+		echo "| \`${p%%-*}\` | $f | ${cases%; } |"
+	done
 }
 
 case ${1:-} in
 check) shift; check "$@" ;;
 table) table; exit 0 ;;
--h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-*) echo "usage: sh tools/siw-series.sh check [--build] | table" >&2; exit 2 ;;
+flips) flips; exit 0 ;;
+-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "usage: sh tools/siw-series.sh check [--build] | table | flips" >&2; exit 2 ;;
 esac
 [ $bad -eq 0 ] || exit 1
 say "the series holds: $(patches | wc -l) patches, one mailing"
