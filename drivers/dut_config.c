@@ -349,6 +349,7 @@ static int set_ulp(iw_dut_config *c, const char *v, iw_err *e)
 			       "(docs/rping.md), perftest-send, perftest-write, perftest-read (ib_*_bw -R), perftest (the "
 			       "one each case needs), perftest-send-lat (ib_send_lat -R -s 65536) or none: docs/ulp-profiles.md", v);
 	}
+	c->ulp_set = true;
 	if (!c->reflector && !c->reject_set)
 		c->reject = false;
 	return IW_OK;
@@ -410,6 +411,7 @@ static int set_key(iw_dut_config *c, enum key_id k, const char *v, iw_err *e)
 		c->mpa_revision = (int)n;
 		return IW_OK;
 	case K_MARKERS:
+		c->markers_set = true;
 		return parse_bool(key, v, &c->markers, e);
 	case K_CRC:
 		if (!strcmp(v, "required"))

@@ -71,11 +71,13 @@ typedef struct iw_dut_config {
 	bool role_set;              /* role was given (file or flag), not defaulted */
 	int mpa_revision;           /* -1 = the profile's */
 	bool markers;               /* can receive with markers */
+	bool markers_set;           /* `markers` was given, not defaulted (an ERROR that it is wrong says which) */
 	bool crc_off_mode;          /* administrator no-CRC mode available */
 	uint32_t pd_limit;          /* private data the DUT accepts; 0 = the profile's */
 	bool reflector;
 	bool reflector_set;         /* `reflector` was given (ulp = rping contradicts reflector = yes) */
 	int ulp;                    /* enum iw_ulp: the reflector (default, `reflector = no`: none) or rping */
+	bool ulp_set;               /* `ulp` was given, not defaulted (iwspec fuzz takes it over calibration) */
 	uint32_t rping_size;        /* ulp = rping: rping's -S, its buffers' length (IW_RPING_SIZE_DEFAULT) */
 	bool reject;                /* follows `reflector = no` unless set itself (reject_set) */
 	bool reject_set;

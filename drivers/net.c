@@ -236,7 +236,11 @@ int iw_net_listen(const char *host, uint16_t *port, int *fd, iw_err *e)
 		close(s);
 	}
 	freeaddrinfo(res);
-	return iw_errf(e, IW_ESTATE, "listen on %s:%u: %s", h, (unsigned)*port, strerror(err));
+	char why[400] = "";
+	if (err == EADDRINUSE && *port)
+		iw_net_port_busy_why(*port, why, sizeof why);
+	return iw_errf(e, IW_ESTATE, "listen on %s:%u: %s%s%s", h, (unsigned)*port, strerror(err), why[0] ? ": " : "",
+		       why);
 }
 
 int iw_net_accept(int lfd, int64_t timeout_ms, int *fd, iw_err *e)

@@ -52,8 +52,14 @@ int iw_net_connect_start(const char *host, uint16_t port, int mss, int *fd, bool
  * system's, e.g. "Connection refused": the caller names the address; IW_NET_EREFUSED then). */
 int iw_net_connect_result(int fd, iw_err *e);
 
-/* Listens on host (NULL: 127.0.0.1) at *port; *port 0 picks an ephemeral port and returns it. */
+/* Listens on host (NULL: 127.0.0.1) at *port; *port 0 picks an ephemeral port and returns it.
+ * SO_REUSEADDR is set; a port still in use is said with who holds it (iw_net_port_busy_why). */
 int iw_net_listen(const char *host, uint16_t *port, int *fd, iw_err *e);
+
+/* Why a TCP port cannot be bound, from the kernel's socket tables (net_port.c): another
+ * listener, TIME-WAIT connections (those of outgoing connections, which SO_REUSEADDR cannot
+ * override, with the way out), or open ones; "" when none is found. */
+void iw_net_port_busy_why(uint16_t port, char *buf, size_t cap);
 
 /* Accepts one connection within timeout_ms (blocking socket, TCP_NODELAY). */
 int iw_net_accept(int lfd, int64_t timeout_ms, int *fd, iw_err *e);

@@ -132,6 +132,7 @@ static json_t *case_json(jctx *c, const iw_case_result *r)
 	put(c, o, "verdict", jchk(c, json_string(iw_verdict_name(v < IW_VERDICT_COUNT ? r->verdict : IW_ERROR))));
 	put(c, o, "reason", jtext(c, FIELD(r->reason)));
 	put(c, o, "failed_requirement", r->failed_req[0] ? jtext(c, FIELD(r->failed_req)) : json_null());
+	put(c, o, "dut_contradicts", r->dut_contradicts[0] ? jtext(c, FIELD(r->dut_contradicts)) : json_null());
 	put(c, o, "start", jtime(c, r->start_unix_ms));
 	put(c, o, "duration_ms", jchk(c, json_integer(r->duration_ms)));
 

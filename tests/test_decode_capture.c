@@ -235,7 +235,8 @@ TEST(decode_capture_one_line_per_connection_and_summary)
 	iw_decode_opts_default(&o);
 	char *out;
 	CHECK_EQ(pf_decode_stdout(path, &o, &out), IW_DECODE_VIOLATIONS);
-	CHECK_EQ(count(out, "\n"), 30 + 5);         /* the lines, a blank line, four of summary */
+	CHECK_EQ(count(out, "\n"), 30 + 6);         /* the lines, a blank line, five of summary */
+	CHECK(strstr(out, "\nviolations by side: initiator 0 in 0 connections, responder 20 in 20 connections\n") != NULL);
 	CHECK_EQ(count(out, "\nconnection ") + (strncmp(out, "connection ", 11) == 0), 30);
 	CHECK_EQ(count(out, ": conforms\n"), 10);
 	CHECK_EQ(count(out, "1 violation, responder: VIOLATION MPA-6.1-R2a"), 20);

@@ -125,8 +125,16 @@ typedef struct nf_dutinfo {
 	int role;                   /* enum iw_role of the DUT */
 	bool markers;               /* the DUT's frame has M=1: FPDUs to it carry markers */
 	bool crc;                   /* the DUT's frame has C=1 */
-	bool reflector;             /* echoes Sends */
-	bool greeting;              /* advertises its buffer in its first Send */
+	bool crc_off;               /* it is in its administrator no-CRC mode (declared `crc =
+				     * optional-off`, and a Request with C=0 is answered with C=0): so is
+				     * the model, and a C=0 frame is not held against it (MPA-5.2-02) */
+	bool reflector;             /* echoes Sends: the declared ulp's word, else calibration's */
+	bool greeting;              /* advertises its buffer in its first Send (likewise) */
+	bool ulp_declared;          /* the DUT configuration names its application (`ulp`, `reflector`) */
+	bool seen_reflector;        /* what calibration saw: an echo of its Send */
+	bool seen_greeting;         /* ... and a greeting before it */
+	char ulp_note[300];         /* not empty: the declaration and calibration disagree, one line
+				     * naming both and which is used */
 	uint8_t rev;
 	int64_t pace_ms;            /* the longest silence inside its startup frame (and before it) */
 	int64_t idle_ms;            /* the reaction timeout the runs use: --timeout, or longer for a

@@ -453,6 +453,18 @@ static bool run_greets(nf_session *ss, const nf_prog *p)
 	return false;
 }
 
+/* What the case needs of its DUT: the greeting the run waited for, and the DUT's own wishes the
+ * run's octets were framed for, so that the clean built-in DUT of the check is asked for them
+ * too: markers (its frame had M=1, and the octets to it carry markers) and its no-CRC mode. */
+static void case_needs(nf_sb *s, nf_session *ss, const nf_prog *p)
+{
+	const nf_dutinfo *d = nf_session_dut(ss);
+	bool greet = run_greets(ss, p), markers = d->markers && !d->profile->markers_always;
+	if (!greet && !markers && !d->crc_off)
+		return;
+	sb_printf(s, "needs:%s%s%s\n", greet ? " greeting" : "", markers ? " markers" : "", d->crc_off ? " crc-off" : "");
+}
+
 /* The steps: the run's actions as they went out, its FIN or RST, then the reaction. */
 static void run_steps(nf_sb *s, nf_session *ss, const nf_prog *p, unsigned form, unsigned *nforms)
 {
@@ -519,8 +531,9 @@ int nf_case_text(nf_session *ss, const nf_prog *p, const nf_finding *f, unsigned
 	sb_printf(&s, "# The steps send what the run sent, as it sent it, then the FIN; then what a conforming DUT\n"
 		  "# does with all of it.\n");
 	if (!d->reflector)
-		sb_printf(&s, "# The DUT of the finding runs no reflector (so calibration found): neither does the\n"
-			  "# conforming DUT this case expects (`reflector = no`).\n");
+		sb_printf(&s, "# The DUT of the finding runs no reflector (so %s): neither does the\n"
+			  "# conforming DUT this case expects (`reflector = no`).\n",
+			  d->ulp_declared ? "its configuration declares" : "calibration found");
 	sb_printf(&s, "id: fuzz.finding.%llu.%u\n", (unsigned long long)p->seed, n);
 	char title[160];
 	snprintf(title, sizeof title, "Fuzz finding %u: the DUT's reaction differs from a conforming DUT's (%s)", n,
@@ -532,8 +545,7 @@ int nf_case_text(nf_session *ss, const nf_prog *p, const nf_finding *f, unsigned
 	(void)iw_req_level(req, &lvl, NULL);
 	sb_printf(&s, "requirement: %s %s\n", req, iw_level_name(lvl));
 	sb_printf(&s, "role: %s\n", responder ? "responder" : "initiator");
-	if (run_greets(ss, p))
-		sb_printf(&s, "needs: greeting\n");
+	case_needs(&s, ss, p);
 	sb_printf(&s, "profiles: %s\n", d->profile->name);
 	sb_printf(&s, "timeout: 30s\n");
 	/* The run wrote its octets in one write until a cut, a pause or a wait: so does the case. */

@@ -88,7 +88,10 @@ struct nf_session {
 
 /* ---- netfuzz_startup.c ---- */
 
-/* Learns markers, CRC, reflector and greeting from a conforming startup and a Send. */
+/* Learns markers, CRC, reflector and greeting from a conforming startup and a Send (and, for a
+ * DUT declared `crc = optional-off`, its no-CRC mode from a Request with C=0); a reflector and
+ * greeting the DUT configuration declares (`ulp`, `reflector`) win over what it saw, and a
+ * disagreement is noted in nf_dutinfo.ulp_note. */
 int nf_calibrate(nf_session *s, iw_err *e);
 enum nf_live {
 	NF_ALIVE,                   /* its startup frame's header came */

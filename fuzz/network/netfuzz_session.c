@@ -55,6 +55,9 @@ int nf_session_open(nf_session **out, const nf_opts *o, iw_err *e)
 	}
 	iw_conn_config_default(&s->mcfg, s->d.profile, (enum iw_role)s->d.role);
 	s->mcfg.want_markers = s->d.markers;
+	/* A DUT its administrator put in the no-CRC mode is modelled in that mode. */
+	s->mcfg.want_crc = !s->d.crc_off;
+	s->mcfg.crc_admin_off = s->d.crc_off;
 	s->mcfg.out_cap = NF_MODEL_OUT;
 	s->mcfg.stream = 1;
 	s->mcfg.pd_id = 1;
@@ -160,9 +163,11 @@ int nf_session_replay(nf_session *s, const char *text, bool clean, nf_replay *ou
 		iw_dut_config_default(&o.dut);
 		o.dut.profile = s->d.profile;
 		o.dut.role = s->d.role;
-		/* The clean DUT runs what calibration found the session's DUT runs: a case written for
-		 * a DUT without a reflector expects no echo. */
-		if (!s->d.reflector && iw_dut_config_set(&o.dut, "reflector", "no", e)) {
+		/* The clean DUT runs what the session's DUT runs (declared, or found by calibration): a
+		 * case written for a DUT without a reflector expects no echo; one for a DUT in its
+		 * no-CRC mode needs crc-off, which the clean DUT then takes. */
+		if ((!s->d.reflector && iw_dut_config_set(&o.dut, "reflector", "no", e)) ||
+		    (s->d.crc_off && iw_dut_config_set(&o.dut, "crc", "optional-off", e))) {
 			iw_case_free(c);
 			return IW_EINVAL;
 		}

@@ -1,8 +1,10 @@
 /*
  * netfuzz_startup.c - what the fuzzer learns and checks through a conforming startup:
- * calibration (does the DUT ask for markers, answer with C=1, echo Sends, greet; how slow is
- * it), the liveness probe after a suspected finding, and what became of a DUT that failed it
- * (the exec driver knows whether its process crashed).
+ * calibration (does the DUT ask for markers, answer with C=1, echo Sends, greet; is it in the
+ * no-CRC mode its configuration declares; how slow is it; what its configuration declares of
+ * its application wins over what calibration sees), the liveness probe after a suspected
+ * finding, and what became of a DUT that failed it (the exec driver knows whether its process
+ * crashed).
  *
  * Every wait here is progress-based: the DUT may take as long as it likes as long as octets
  * keep coming, each octet restarting the liveness timeout, so a slow DUT is never taken for a
@@ -117,12 +119,27 @@ static void calib_write(nf_session *s, int fd, const uint8_t *b, size_t n)
 		(void)iw_net_write_all(fd, b, n, tmo, NULL);
 }
 
-/* After the startup: a Send. A reflector echoes it (and may greet first). */
-static void calib_reflector(nf_session *s, int fd, uint8_t *buf, size_t have, size_t flen, bool markers, bool crc)
+/* How long calibration waits in silence for the echo of its Send: the liveness timeout when
+ * it alone decides whether the DUT runs a reflector; the reaction timeout when the
+ * configuration declares it (the answer then only feeds the note of a disagreement, and a DUT
+ * declared to run none would cost the liveness timeout of every session: 9 s against a tcp:
+ * DUT). */
+static int64_t echo_wait(const nf_session *s)
+{
+	return s->o.dut.ulp_set || s->o.dut.reflector_set ? s->timeout_ms : s->live_ms;
+}
+
+/* After the startup: a Send. A reflector echoes it (and may greet first). Markers go one way
+ * each: ours (markers_tx) where the DUT's frame asked for them, the DUT's (markers_rx) where ours
+ * did, so the DUT's octets are read with markers_rx (M=1 in the DUT's Reply and none in our
+ * Request: its Sends carry no markers; reading them with markers found neither the echo nor the
+ * greeting, and every run then judged the greeting an extra message). */
+static void calib_reflector(nf_session *s, int fd, uint8_t *buf, size_t have, size_t flen, bool markers_tx,
+			    bool markers_rx, bool crc)
 {
 	const iw_profile *p = s->d.profile;
 	iw_mpa_tx tx;
-	iw_mpa_tx_init(&tx, p, markers, crc);
+	iw_mpa_tx_init(&tx, p, markers_tx, crc);
 	iw_ddp_hdr h;
 	memset(&h, 0, sizeof h);
 	h.last = true;
@@ -137,34 +154,112 @@ static void calib_reflector(nf_session *s, int fd, uint8_t *buf, size_t have, si
 		       NULL);
 	calib_write(s, fd, out, w);
 	size_t rlen = have;
-	int64_t last = iw_net_now_ms(), gap = 0, until = last + 4 * s->live_ms;
+	int64_t idle = echo_wait(s), last = iw_net_now_ms(), gap = 0, until = last + 4 * idle;
 	if (s->deadline_ms && s->deadline_ms < until)
 		until = s->deadline_ms;
-	s->d.reflector = s->d.greeting = false;
+	s->d.seen_reflector = s->d.seen_greeting = false;
 	for (;;) {
 		nf_finding scratch;
 		memset(&scratch, 0, sizeof scratch);
-		nf_decode_msgs(&s->dec, p, buf + flen, rlen - flen, markers, crc, &s->dec.dut, &scratch);
+		nf_decode_msgs(&s->dec, p, buf + flen, rlen - flen, markers_rx, crc, &s->dec.dut, &scratch);
 		bool seen_send = false;
 		for (size_t i = 0; i < s->dec.dut.n; i++) {
 			const nf_msgrec *m = &s->dec.dut.m[i];
 			if (m->opcode == IW_OP_SEND && m->len == sizeof NF_CALIB_TEXT - 1 &&
 			    !memcmp(s->dec.dut.data + m->off, NF_CALIB_TEXT, m->len))
-				s->d.reflector = true;
+				s->d.seen_reflector = true;
 			else if (!seen_send && m->opcode == IW_OP_SEND && iw_greeting_len_ok(m->len))
-				s->d.greeting = true; /* its first Send: the reflector's greeting */
+				s->d.seen_greeting = true; /* its first Send: the reflector's greeting */
 			if (m->opcode == IW_OP_SEND)
 				seen_send = true;
 		}
-		if (s->d.reflector || rlen == CALIB_CAP)
+		if (s->d.seen_reflector || rlen == CALIB_CAP)
 			break;
 		/* At least one more octet (progress-based), then whatever else is there. */
-		if (nf_read_progress(fd, buf, &rlen, rlen + 1, s->live_ms, until, &last, &gap) != NF_RD_DONE)
+		if (nf_read_progress(fd, buf, &rlen, rlen + 1, idle, until, &last, &gap) != NF_RD_DONE)
 			break;
 		ssize_t k = recv(fd, buf + rlen, CALIB_CAP - rlen, MSG_DONTWAIT);
 		if (k > 0)
 			rlen += (size_t)k;
 	}
+}
+
+/* The application the configuration names, as its key says it. */
+static void declared_words(const iw_dut_config *c, char *b, size_t cap)
+{
+	static const char *const ulp[] = {"reflector", "rping", "none", "perftest-send", "perftest-write",
+					  "perftest-read", "perftest", "perftest-send-lat"};
+	if (c->ulp_set && c->ulp >= 0 && (size_t)c->ulp < sizeof ulp / sizeof ulp[0])
+		snprintf(b, cap, "ulp = %s", ulp[c->ulp]);
+	else
+		snprintf(b, cap, "reflector = %s", c->reflector ? "yes" : "no");
+}
+
+/* What the DUT's application does: what its configuration declares (`ulp`, `reflector`) when it
+ * declares it, else what calibration saw. Calibration is a guess from one connection (it read a
+ * markers DUT's greeting with the wrong framing and saw none, and every run then reported the
+ * greeting as a message a conforming DUT does not send), the declaration is the user's word: it
+ * wins, and a disagreement is said in one line. A declared reflector is docs/reflector.md's,
+ * which greets; any other application neither echoes nor greets. */
+static void settle_ulp(nf_session *s)
+{
+	const iw_dut_config *c = &s->o.dut;
+	s->d.ulp_declared = c->ulp_set || c->reflector_set;
+	s->d.ulp_note[0] = '\0';
+	if (!s->d.ulp_declared) {
+		s->d.reflector = s->d.seen_reflector;
+		s->d.greeting = s->d.seen_greeting;
+		return;
+	}
+	s->d.reflector = s->d.greeting = c->reflector && c->ulp == IW_ULP_REFLECTOR;
+	if (s->d.reflector == s->d.seen_reflector && s->d.greeting == s->d.seen_greeting)
+		return;
+	char decl[40];
+	declared_words(c, decl, sizeof decl);
+	snprintf(s->d.ulp_note, sizeof s->d.ulp_note, "the DUT configuration declares %s (echo %s, greeting %s), "
+		 "calibration saw echo %s, greeting %s (waiting up to %lld ms): fuzzing with the declaration's", decl,
+		 s->d.reflector ? "yes" : "no", s->d.greeting ? "yes" : "no", s->d.seen_reflector ? "yes" : "no",
+		 s->d.seen_greeting ? "yes" : "no", (long long)echo_wait(s));
+}
+
+/* A responder declared `crc = optional-off` answers a Request with C=1 with C=1 whatever its
+ * mode (MPA-6.1.1-C1): only a Request with C=0 shows whether its administrator turned CRCs off.
+ * Without asking, the model (default mode) answered the runs' C=0 Requests with C=1 and every
+ * C=0 Reply of the DUT was reported as MPA-5.2-03. So a second connection asks with C=0. */
+static int calib_crc_mode(nf_session *s, iw_err *e)
+{
+	const iw_profile *p = s->d.profile;
+	int fd;
+	int rc = nf_drv_connect(s, &fd, e);
+	if (rc)
+		return rc == IW_ETRUNC ? rc : iw_errf(e, IW_ESTATE, "calibration: asking for no CRC: %.300s", e->msg);
+	uint8_t *buf = malloc(CALIB_CAP);
+	if (!buf) {
+		iw_net_reset(fd);
+		return iw_errf(e, IW_ENOSPC, "out of memory");
+	}
+	iw_mpa_frame f;
+	iw_mpa_frame_init(&f, p, IW_MPA_REQUEST);
+	f.c = false;
+	uint8_t mine[64];
+	size_t len = 0, have = 0, flen = 0;
+	int64_t gap = 0;
+	iw_mpa_frame_encode(&f, mine, sizeof mine, &len, NULL);
+	calib_write(s, fd, mine, len);
+	rc = calib_frame(s, fd, buf, &have, &flen, &gap, e);
+	if (rc == IW_OK) {
+		iw_mpa_frame g;
+		iw_mpa_frame_decode(p, buf, flen, &g, NULL, NULL);
+		s->d.crc_off = !g.c;
+	}
+	iw_net_reset(fd);
+	free(buf);
+	if (rc && rc != IW_ETRUNC) {
+		char why[sizeof e->msg];
+		snprintf(why, sizeof why, "%s", e->msg);
+		return iw_errf(e, rc, "%.700s (to a Request with C=0, which a DUT declared crc = optional-off takes)", why);
+	}
+	return rc;
 }
 
 int nf_calibrate(nf_session *s, iw_err *e)
@@ -191,7 +286,7 @@ int nf_calibrate(nf_session *s, iw_err *e)
 		return iw_errf(e, IW_ENOSPC, "out of memory");
 	}
 	size_t have = 0, flen = 0;
-	bool markers = p->markers_always, crc = true;
+	bool markers_tx = p->markers_always, markers_rx = p->markers_always, crc = true;
 	s->d.markers = p->markers_always;
 	s->d.crc = p->crc_always;
 	int64_t gap = 0;
@@ -218,7 +313,8 @@ int nf_calibrate(nf_session *s, iw_err *e)
 		enum iw_mpa_kind theirs = ours == IW_MPA_REQUEST ? IW_MPA_REPLY : IW_MPA_REQUEST;
 		if (!nf_judge_frame_head(p, theirs, buf, flen, &v))
 			snprintf(s->d.startup, sizeof s->d.startup, "%s [%s]", v.detail, v.req);
-		markers = g.m;
+		markers_tx = g.m;
+		markers_rx = f.m || p->markers_always;
 		crc = g.c || f.c;
 		s->d.markers = g.m;
 		s->d.crc = g.c;
@@ -234,10 +330,17 @@ int nf_calibrate(nf_session *s, iw_err *e)
 	}
 	s->d.idle_ms = s->run_timeout_ms = s->timeout_ms;
 	s->live_ms = 4 * s->timeout_ms + 1000;
-	calib_reflector(s, fd, buf, have, flen, markers, crc);
+	calib_reflector(s, fd, buf, have, flen, markers_tx, markers_rx, crc);
 	iw_net_reset(fd);
 	free(buf);
-	return IW_OK;
+	settle_ulp(s);
+	if (!s->o.dut.crc_off_mode || !p->startup_frames || p->crc_always)
+		return IW_OK;
+	if (s->d.role == IW_ROLE_INITIATOR) {
+		s->d.crc_off = !s->d.crc; /* its own Request says its mode */
+		return IW_OK;
+	}
+	return calib_crc_mode(s, e);
 }
 
 enum nf_live nf_probe(nf_session *s, char *why, size_t cap)

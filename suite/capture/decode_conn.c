@@ -26,6 +26,8 @@ typedef struct side {
 	size_t flen;
 	bool frame_ok;              /* no fatal defect */
 	const char *role;           /* "initiator" or "responder" */
+	int ri;                     /* IW_DECODE_INI or IW_DECODE_RSP */
+	bool judged;                /* its violations count (iw_decode_conn_opts) */
 	json_t *items, *viols, *jnotes;
 } side;
 
@@ -60,6 +62,8 @@ static void dir_header(connctx *cc, const iw_pcap_conn *c, const side *sd, const
 			json_object_set_new(j, "markers", json_boolean(markers));
 			json_object_set_new(j, "crc", json_boolean(crc));
 		}
+		if (!sd->judged)
+			json_object_set_new(j, "judged", json_false());
 		json_object_set_new(j, "items", json_incref(sd->items));
 		json_object_set_new(j, "violations", json_incref(sd->viols));
 		if (json_array_size(sd->jnotes))
@@ -78,6 +82,8 @@ static void dir_header(connctx *cc, const iw_pcap_conn *c, const side *sd, const
 		printf(", RST at frame %llu", (unsigned long long)s->rst_frame);
 	if (full)
 		printf("; markers %s, CRC %s", markers ? "on" : "off", crc ? "on" : "off");
+	if (!sd->judged)
+		printf("; not judged: its violations are listed, not counted");
 	printf("\n");
 	if (s->retransmitted || s->out_of_order)
 		printf("  (TCP: %zu retransmitted and %zu out-of-order segments put in place)\n", s->retransmitted,
@@ -98,7 +104,8 @@ static void ctx_for(connctx *cc, side *sd, iw_decode_ctx *o, uint64_t base)
 	 * peer (its RST, or a harness that stopped reading), ended first. */
 	o->stops_early = sd->s->hole || sd->s->cut || !(sd->s->fin || sd->s->rst);
 	o->terminates = &cc->v->terminates;
-	o->first = &cc->v->first;
+	o->first = &cc->v->first_by[sd->ri];
+	o->unjudged = !sd->judged;
 }
 
 /* A connection not judged to its end (the reader's limits): no violation of the traffic, but
@@ -330,6 +337,13 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 	int rsp = !ini;
 	sd[ini].role = "initiator";
 	sd[rsp].role = "responder";
+	sd[ini].ri = IW_DECODE_INI;
+	sd[rsp].ri = IW_DECODE_RSP;
+	v->ini_dir = ini;
+	for (int k = 0; k < 2; k++) {
+		sd[k].judged = !(opts->unjudged_roles & (1u << sd[k].ri)) && !(opts->unjudged_dirs & (1u << k));
+		v->judged[sd[k].ri] = sd[k].judged;
+	}
 
 	/* The initiator's profile from its Request's Rev (or the one given); the responder's the
 	 * same, unless its Reply shows another that answers such a Request (decode_profile.h). */
@@ -387,7 +401,7 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 	for (int n = 0; n < 2; n++) {
 		int k = n == 0 ? ini : rsp;
 		side *x = &sd[k];
-		bool had_first = v->first.set;
+		size_t before = opts->viol->n + opts->viol->dropped;
 		if (!json_out(&cc))
 			dir_header(&cc, c, x, k == ini ? "initiator" : "responder", mk[k], crc, full);
 		if (text_out(&cc) && full && x->s->len > x->flen)
@@ -493,8 +507,15 @@ void iw_decode_conn(const iw_pcap_conn *c, const iw_pcap_end *end, const iw_deco
 		stream_notes(&cc, x, x->flen);
 		if (json_out(&cc))
 			dir_header(&cc, c, x, k == ini ? "initiator" : "responder", mk[k], crc, full);
-		if (!had_first && v->first.set)
-			v->first_role = x->role;
+		v->viols_by[x->ri] = opts->viol->n + opts->viol->dropped - before;
+		if (x->judged)
+			v->judged_violations += v->viols_by[x->ri];
+	}
+	/* The initiator's stream is judged first: its first violation is the connection's. */
+	int fr = v->first_by[IW_DECODE_INI].set ? IW_DECODE_INI : IW_DECODE_RSP;
+	if (v->first_by[fr].set) {
+		v->first = v->first_by[fr];
+		v->first_role = fr == IW_DECODE_INI ? "initiator" : "responder";
 	}
 	if (end->why == IW_PCAP_END_EVICTED || end->why == IW_PCAP_END_OVER_HELD)
 		evicted(&cc, end);

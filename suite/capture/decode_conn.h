@@ -40,10 +40,19 @@ enum iw_decode_out {
 	IW_DECODE_OUT_JSON,         /* the same as a JSON object (iw_conn_verdict.json) */
 };
 
+/* Bits of iw_decode_conn_opts.unjudged_roles, and the index of a role in the per-side fields. */
+#define IW_DECODE_INI 0
+#define IW_DECODE_RSP 1
+
 typedef struct iw_decode_conn_opts {
 	enum iw_decode_out out;
 	const iw_profile *profile;  /* NULL: from the Request's Rev */
 	iw_viol_list *viol;         /* room for the violations (emptied first) */
+	/* Whose violations are listed but not judged (decode_dut.h): bit 1 << IW_DECODE_INI the
+	 * initiator's, 1 << IW_DECODE_RSP the responder's (--side); bit 1 << k the sender of capture
+	 * direction k, 0 the client's (--dut). 0 and 0: both sides judged. */
+	unsigned unjudged_roles;
+	unsigned unjudged_dirs;
 } iw_decode_conn_opts;
 
 typedef struct iw_conn_verdict {
@@ -58,6 +67,14 @@ typedef struct iw_conn_verdict {
 	size_t violations;          /* violations, the capture's own findings (holes) included */
 	iw_decode_first first;      /* the first of them */
 	const char *first_role;     /* whose stream it is in: "initiator" or "responder" */
+	/* The same per side, [IW_DECODE_INI] the initiator's stream and [IW_DECODE_RSP] the
+	 * responder's, and whether that side is judged (iw_decode_conn_opts); judged_violations
+	 * counts the judged sides' alone: the connection's verdict. */
+	size_t viols_by[2];
+	iw_decode_first first_by[2];
+	bool judged[2];
+	size_t judged_violations;
+	int ini_dir;                /* the capture direction the initiator sent (0: the client's) */
 	bool no_reply;              /* a valid Request, and no Reply by the end of the connection */
 	bool incomplete;            /* not judged to its end (evicted, or a direction the reader cut) */
 	char note[192];             /* then: why, as the first note said */

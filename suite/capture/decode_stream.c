@@ -75,6 +75,8 @@ static void report_viol(iw_decode_ctx *o, const iw_violation *v)
 				      v->kind == IW_VIOL_FATAL ? "fatal" : "sender", "offset", (json_int_t)v->offset,
 				      "detail", v->detail);
 		put_frame(o, j, v->offset);
+		if (o->unjudged)
+			json_object_set_new(j, "judged", json_false());
 		if (v->layer >= 0) {
 			json_object_set_new(j, "layer", json_integer(v->layer));
 			json_object_set_new(j, "etype", json_integer(v->etype));
@@ -85,7 +87,7 @@ static void report_viol(iw_decode_ctx *o, const iw_violation *v)
 	} else if (!o->quiet) {
 		char line[IW_DECODE_LINE_MAX];
 		viol_text(o, v, line, sizeof line);
-		printf("  %s\n", line);
+		printf("  %s%s\n", o->unjudged ? "not judged: " : "", line);
 	}
 }
 

@@ -52,6 +52,9 @@ typedef struct iw_decode_ctx {
 	bool mid_stream;
 	iw_decode_reads *reads;     /* when not NULL, holds Read Responses to the other side's Requests */
 	size_t *terminates;         /* when not NULL, counts the Terminate messages decoded */
+	/* The sender is not the side judged (decode --side, --dut): its violations are listed and
+	 * counted as not judged ("not judged: VIOLATION ...", JSON "judged": false). */
+	bool unjudged;
 	iw_decode_first *first;     /* when not NULL and not yet set: receives the first violation */
 } iw_decode_ctx;
 

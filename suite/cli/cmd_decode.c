@@ -6,7 +6,8 @@
  * A stream may begin with a startup frame (Request or Reply); the octets after it are FPDUs,
  * as are all octets when there is no frame (or the profile has none). Everything is decoded by
  * the engine; the printing is decode_stream.c's, captures are decode_pcap.c's (one line per
- * connection unless --details, in bounded memory: --max-conns, --max-buffer).
+ * connection unless --details, in bounded memory: --max-conns, --max-buffer; one side judged
+ * with --side or --dut: decode_dut.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -45,7 +46,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: iwspec decode [--profile P] [--markers] [--crc|--no-crc] [--start OFFSET] [--json]\n"
 		"                     (--hex HEX | FILE | -)\n"
-		"       iwspec decode [--profile P] [--details | --json] [--max-conns N] [--max-buffer SIZE] CAPTURE\n"
+		"       iwspec decode [--profile P] [--details | --json] [--max-conns N] [--max-buffer SIZE]\n"
+		"                     [--side initiator|responder] [--dut ADDRESS[:PORT]] CAPTURE\n"
 		"\n"
 		"Decodes an MPA byte stream: an optional startup frame (Request or Reply), then FPDUs.\n"
 		"Prints every field of every layer (MPA, DDP, RDMAP) and lists each violation with its\n"
@@ -68,7 +70,14 @@ static void usage(FILE *f)
 		"follows the connections open at once, not the size of the file. By default each\n"
 		"connection gets one line (its endpoints, frames, FPDUs each way, profile and why, verdict\n"
 		"and first violation), in the order they end, and a summary follows (connections,\n"
-		"conforming, with violations, Requests without a Reply, not judged to their end).\n"
+		"conforming, with violations, Requests without a Reply, not judged to their end, and the\n"
+		"violations of each side, initiator and responder).\n"
+		"\n"
+		"A capture of a suite run holds the harness's deliberate faults beside the DUT's octets: to\n"
+		"judge the DUT alone, name it by its role (--side) or its endpoint (--dut). Only that side's\n"
+		"violations are then judged: they make each connection's verdict, the summary's counts and\n"
+		"the exit status; the other side's are listed as \"not judged\" (with --details or --json),\n"
+		"counted apart, and said once in the summary.\n"
 		"\n"
 		"  --profile P     spec profile (default %s); one of: %s\n"
 		"  --markers       the FPDU stream carries markers (every 512 octets from SeqStart)\n"
@@ -90,11 +99,18 @@ static void usage(FILE *f)
 		"  --max-buffer SIZE  octets held for all open connections (default %u MiB; a number with an\n"
 		"                  optional K, M or G); past it the least recently active others are evicted,\n"
 		"                  and a connection that alone fills it is judged up to there, with a note\n"
+		"  --side initiator|responder  judge that role's violations only (the DUT's role in the run:\n"
+		"                  responder against `iwspec run`'s default)\n"
+		"  --dut ADDRESS[:PORT]  judge the violations of the side whose endpoint this is (the DUT's\n"
+		"                  address, with its port where both ends share a host: 10.0.0.2,\n"
+		"                  10.0.0.2:4791, [fe80::1]:4791); a connection without it is not judged.\n"
+		"                  With --side too: only where the DUT has that role\n"
 		"\n"
-		"exit status: 0 the stream conforms (a capture: every MPA connection, as far as judged),\n"
-		"             1 it has violations, 2 bad usage or unreadable input, 3 nothing to judge: a\n"
-		"             capture that holds no MPA connection (no packet at all, no TCP, or TCP that\n"
-		"             is not iWARP); it is said which, and conformance is not claimed\n",
+		"exit status: 0 the stream conforms (a capture: every MPA connection, as far as judged; with\n"
+		"             --side or --dut, on the side judged), 1 it has violations (there), 2 bad usage\n"
+		"             or unreadable input, 3 nothing to judge: a capture that holds no MPA connection\n"
+		"             (no packet at all, no TCP, or TCP that is not iWARP), or none with the DUT (--dut)\n"
+		"             in it; it is said which, and conformance is not claimed\n",
 		iw_profile_default()->name, names, IW_PCAP_MAX_CONNS_DEFAULT, IW_PCAP_MAX_HELD_DEFAULT >> 20);
 }
 
@@ -159,7 +175,8 @@ int cmd_decode(int argc, char **argv)
 		{"start", required_argument, 0, 's'},   {"json", no_argument, 0, 'j'},
 		{"hex", required_argument, 0, 'x'},     {"help", no_argument, 0, 'h'},
 		{"details", no_argument, 0, 'v'},       {"max-conns", required_argument, 0, 'C'},
-		{"max-buffer", required_argument, 0, 'B'},
+		{"max-buffer", required_argument, 0, 'B'}, {"side", required_argument, 0, 'S'},
+		{"dut", required_argument, 0, 'D'},
 		{0, 0, 0, 0},
 	};
 	const iw_profile *p = iw_profile_default();
@@ -223,6 +240,27 @@ int cmd_decode(int argc, char **argv)
 				goto out;
 			capture_opts = true;
 			break;
+		case 'S':
+			if (!strcmp(optarg, "initiator")) {
+				copts.side = IW_DECODE_SIDE_INITIATOR;
+			} else if (!strcmp(optarg, "responder")) {
+				copts.side = IW_DECODE_SIDE_RESPONDER;
+			} else {
+				fprintf(stderr, "iwspec decode: --side '%s': use initiator or responder (the DUT's role)\n",
+					optarg);
+				goto out;
+			}
+			capture_opts = true;
+			break;
+		case 'D': {
+			char msg[320];
+			if (iw_decode_dut_parse(optarg, &copts.dut, msg, sizeof msg)) {
+				fprintf(stderr, "iwspec decode: %s\n", msg);
+				goto out;
+			}
+			capture_opts = true;
+			break;
+		}
 		case 'x': hex = optarg; break;
 		case 'h': usage(stdout); status = IW_EXIT_OK; goto out;
 		default:
@@ -257,8 +295,8 @@ int cmd_decode(int argc, char **argv)
 		goto out;
 	}
 	if (capture_opts) {
-		fprintf(stderr, "iwspec decode: --max-conns and --max-buffer apply to a capture only; '%s' is a "
-				"stream\n", file ? file : "--hex");
+		fprintf(stderr, "iwspec decode: --max-conns, --max-buffer, --side and --dut apply to a capture only; '%s' "
+				"is a stream\n", file ? file : "--hex");
 		goto out;
 	}
 	uint8_t *buf = NULL;

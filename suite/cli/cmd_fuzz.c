@@ -44,7 +44,9 @@ static void usage(FILE *f)
 		"file (iwspec run --cases DIR/finding-N/case.iwt replays it), seed.txt and capture.pcap.\n"
 		"It begins with a calibration: a conforming startup and a Send. A DUT that cannot complete\n"
 		"a conforming startup (no startup frame, or one that never completes) stops it, with the\n"
-		"engine's verdict on what the DUT sent and the requirement (exit status 3).\n"
+		"engine's verdict on what the DUT sent and the requirement (exit status 3). What the\n"
+		"DUT configuration declares of its application (ulp, reflector) wins over what calibration\n"
+		"sees; a disagreement is said in one line before the fuzzing.\n"
 		"\n"
 		"  --dut DUT          ref (the built-in DUT, default), tcp:HOST:PORT or exec:'COMMAND' (as iwspec run)\n"
 		"  --dut-config FILE  the DUT's declaration (docs/dut-config.md)\n"
@@ -89,9 +91,10 @@ static void usage(FILE *f)
 		"\n"
 		"SIGINT or SIGTERM stops it: the summary so far is printed, findings written so far stay.\n"
 		"\n"
-		"exit status: 0 no finding, 1 findings, 2 bad usage (nothing was run), 3 the DUT could not be\n"
-		"fuzzed (unreachable, no conforming startup, --time ran out during calibration, or it stopped\n"
-		"answering for good before any finding), 130 interrupted by SIGINT (143 by SIGTERM)\n",
+		"exit status: 0 no finding (at least one run judged), 1 findings, 2 bad usage (nothing was\n"
+		"run), 3 the DUT could not be fuzzed (unreachable, no conforming startup, --time ran out during\n"
+		"calibration or before any run was judged, or it stopped answering for good before any\n"
+		"finding), 130 interrupted by SIGINT (143 by SIGTERM)\n",
 		names);
 }
 
@@ -218,10 +221,13 @@ static int fuzz(nf_opts *o, uint64_t first, int64_t t0, fz_kernel *kern)
 	}
 	const nf_dutinfo *d = nf_session_dut(s);
 	if (o->log) {
-		fprintf(o->log, "iwspec fuzz: DUT %s (%s, %s): markers %s, CRC %s, reflector %s, greeting %s; seed %llu\n",
+		fprintf(o->log, "iwspec fuzz: DUT %s (%s, %s): markers %s, CRC %s%s, reflector %s, greeting %s; seed %llu\n",
 			o->dut.dut, d->profile->name, d->role == IW_ROLE_RESPONDER ? "responder" : "initiator",
-			d->markers ? "on" : "off", d->crc ? "on" : "off", d->reflector ? "yes" : "no",
-			d->greeting ? "yes" : "no", (unsigned long long)o->seed);
+			d->markers ? "on" : "off", d->crc ? "on" : "off",
+			d->crc_off ? " (in its no-CRC mode, crc = optional-off: C=0 where the harness sends C=0)" : "",
+			d->reflector ? "yes" : "no", d->greeting ? "yes" : "no", (unsigned long long)o->seed);
+		if (d->ulp_note[0])
+			fprintf(o->log, "iwspec fuzz: %s\n", d->ulp_note);
 		if (d->slow)
 			fprintf(o->log, "iwspec fuzz: the DUT is slow (up to %lld ms between the octets of its startup "
 				"frame): it may stay silent for %lld ms while an answer is due\n", (long long)d->pace_ms,

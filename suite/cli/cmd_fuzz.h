@@ -56,7 +56,8 @@ int fz_bench(int64_t ms);
  * o->max_findings distinct findings or a signal, whichever comes first; findings are confirmed,
  * minimised and written to o->out_dir. Prints the summary (also when interrupted) and returns
  * the exit status: 0 no finding, 1 findings, 3 the DUT stopped answering for good with no
- * finding, 128 + the signal when SIGINT or SIGTERM stopped it. t0: when the command began.
+ * finding or no run was judged (the time ran out first: fuzzing nothing is no pass), 128 + the
+ * signal when SIGINT or SIGTERM stopped it. t0: when the command began.
  * k (NULL: none): the guest kernel's console, marked before each run; its reports are kernel
  * findings (they count as findings for the exit status), and a guest whose agent stops taking
  * marks ends the loop as a DUT lost for good. */

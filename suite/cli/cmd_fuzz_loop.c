@@ -344,6 +344,23 @@ static void fz_drain(fz *x, bool *started, const uint64_t *srun, uint64_t run)
 	}
 }
 
+/* A session that judged no run fuzzed nothing: it must not pass for a clean DUT (exit 0). It
+ * did when calibration ended just inside --time (`--time 5s`: 0 runs, exit 0). Says why. */
+static bool nothing_judged(nf_session *s, int64_t t0)
+{
+	const nf_stats *st = nf_session_stats(s);
+	if (st->runs > st->inconclusive)
+		return false;
+	double secs = (double)(iw_net_now_ms() - t0) / 1000.0;
+	if (st->runs)
+		fprintf(stderr, "iwspec fuzz: no run was judged: the %llu made were cut by the time limit (%.1f s "
+			"in all, calibration included): give it more --time\n", (unsigned long long)st->runs, secs);
+	else
+		fprintf(stderr, "iwspec fuzz: no run was made: calibration left no time for one (%.1f s in all): give "
+			"it more --time\n", secs);
+	return true;
+}
+
 int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kernel *kern)
 {
 	const nf_dutinfo *d = nf_session_dut(s);
@@ -435,6 +452,8 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kern
 	fz_progress(&x, t0, true);
 	int status = x.status;
 	if (x.dut_lost && !x.nfound)
+		status = IW_EXIT_ERROR;
+	if (status == IW_EXIT_OK && !iw_interrupted() && nothing_judged(s, t0))
 		status = IW_EXIT_ERROR;
 	if (iw_interrupted()) {
 		int sig = iw_interrupt_signal();

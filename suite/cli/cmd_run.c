@@ -95,7 +95,10 @@ static void usage(FILE *f)
 		"an empty or unreadable DUT configuration, a report directory that cannot be written),\n"
 		"3 no case selected or ran, a harness error, or the DUT could not be reached (the run stopped,\n"
 		"with --wait-dut once the wait ran out; the reports hold the cases that ran, marked\n"
-		"incomplete), 130/143 interrupted by SIGINT/SIGTERM (partial reports, marked incomplete)\n",
+		"incomplete), 4 the DUT contradicts its declared configuration (every ERROR is a case that\n"
+		"needs what the configuration declares and the DUT's frames deny, e.g. markers = yes and\n"
+		"M=0; said once, with the key), 130/143 interrupted by SIGINT/SIGTERM (partial reports,\n"
+		"marked incomplete)\n",
 		names);
 }
 

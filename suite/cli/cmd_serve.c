@@ -41,8 +41,10 @@ static void serve_usage(FILE *f)
 		"and again 100 ms after each connection has ended.\n"
 		"\n"
 		"options:\n"
-		"  --port N             responder: port to listen on (default 0: any free port, printed);\n"
-		"                       initiator: port to connect to (required)\n"
+		"  --port N             responder: port to listen on (default 0: any free port, printed),\n"
+		"                       with SO_REUSEADDR: a port an earlier serve's connections left in\n"
+		"                       TIME-WAIT is taken at once; one still held is refused, saying by\n"
+		"                       what; initiator: port to connect to (required)\n"
 		"  --host H             address to listen on or connect to (default 127.0.0.1)\n"
 		"  --profile P          %s (default %s)\n"
 		"  --role R             responder (default) or initiator\n"
@@ -74,13 +76,14 @@ static void serve_usage(FILE *f)
 		"  --quiet              no log of connection events on stderr\n"
 		"  -h, --help           this help\n"
 		"\n"
-		"hostile modes (--hostile MODE: robustness tests of a harness):\n",
+		"hostile modes (--hostile MODE, once: robustness tests of a harness):\n",
 		profiles, iw_profile_default()->name, IW_REF_PD_MAX);
 	for (int i = 1; i < IW_HOSTILE_COUNT; i++) {
 		const iw_fault_info *h = iw_hostile_info((enum iw_hostile)i);
 		fprintf(f, "  %-16s %s\n", h->name, h->desc);
 	}
-	fprintf(f, "\nmutants (--mutant NAME: a DUT breaking exactly one requirement, to validate the suite):\n");
+	fprintf(f, "\nmutants (--mutant NAME, once: a DUT breaking exactly one requirement, to validate the suite;\n"
+		   "a second --mutant is refused):\n");
 	for (int i = 1; i < IW_MUTANT_COUNT; i++) {
 		const iw_fault_info *m = iw_mutant_info((enum iw_mutant)i);
 		fprintf(f, "  %-16s %-13s %s\n", m->name, m->req, m->desc);
@@ -93,6 +96,14 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "iwspec serve: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see iwspec serve --help)\n");
+	return IW_EXIT_USAGE;
+}
+
+/* An option that takes one value given again. */
+static int twice(const char *opt, const char *first, const char *again, const char *why)
+{
+	fprintf(stderr, "iwspec serve: %s given twice ('%s', then '%s'): the built-in DUT %s; serve one at a "
+			"time, each on a port of its own (see iwspec serve --help)\n", opt, first, again ? again : "", why);
 	return IW_EXIT_USAGE;
 }
 
@@ -122,6 +133,7 @@ int cmd_serve(int argc, char **argv)
 	iw_ref_options_default(&o);
 	o.log = stderr;
 	bool have_port = false, no_greeting = false;
+	const char *mutant = NULL, *hostile = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v;
@@ -196,11 +208,19 @@ int cmd_serve(int argc, char **argv)
 				return usage_error("--base-to needs a TO the 64 KiB buffer fits after, not '%s'", v ? v : "");
 			o.base_to = to;
 		} else if ((v = opt_value(argc, argv, &i, "--hostile", &m)) || m) {
+			if (hostile)
+				return twice("--hostile", hostile, v, "misbehaves in one way at a time");
 			if (!v || iw_hostile_find(v, &o.hostile, &e))
 				return usage_error("%s", v ? e.msg : "--hostile needs a mode");
+			hostile = v;
 		} else if ((v = opt_value(argc, argv, &i, "--mutant", &m)) || m) {
+			/* Kept silently, the last name served a DUT the caller did not ask for: a run
+			 * against it validates nothing of the first. */
+			if (mutant)
+				return twice("--mutant", mutant, v, "breaks exactly one requirement");
 			if (!v || iw_mutant_find(v, &o.mutant, &e))
 				return usage_error("%s", v ? e.msg : "--mutant needs a name");
+			mutant = v;
 		} else if ((v = opt_value(argc, argv, &i, "--startup-timeout", &m)) || m) {
 			snprintf(e.msg, sizeof e.msg, "'%s' is no time at all: use more than 0", v ? v : "");
 			if (!v || iw_parse_duration(v, &o.startup_timeout_ms, &e) || o.startup_timeout_ms <= 0)

@@ -55,7 +55,8 @@ static void usage(FILE *f)
 		"\n"
 		"profiles: %s\n"
 		"exit status: 0 no failure, 1 a case failed or a stream has violations,\n"
-		"             2 bad usage or configuration, 3 no case selected or a harness error\n",
+		"             2 bad usage or configuration, 3 no case selected, a harness error or a DUT\n"
+		"             that cannot be reached, 4 (run) the DUT contradicts its declared configuration\n",
 		names);
 }
 

@@ -4,11 +4,37 @@
 #include "run_reports.h"
 
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "report.h"
+
+/* The ERRORs that are the DUT contradicting its configuration: how many, and the keys it
+ * contradicted ("markers, rping_size") in keys. */
+static size_t contradictions(const iw_run *run, char *keys, size_t cap)
+{
+	const char *seen[8];
+	size_t n = 0, nseen = 0, used = 0;
+	keys[0] = '\0';
+	for (size_t i = 0; i < run->ncases; i++) {
+		const char *k = run->cases[i].dut_contradicts;
+		if (run->cases[i].verdict != IW_ERROR || !k[0])
+			continue;
+		n++;
+		size_t j = 0;
+		while (j < nseen && strcmp(seen[j], k))
+			j++;
+		if (j < nseen || nseen == sizeof seen / sizeof seen[0] || used >= cap)
+			continue;
+		seen[nseen++] = k;
+		int w = snprintf(keys + used, cap - used, "%s%s", used ? ", " : "", k);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	return n;
+}
 
 static int failed(FILE *console, const iw_err *e)
 {
@@ -101,12 +127,22 @@ int iw_run_finish(const iw_run_outputs *out, iw_baseline *b, iw_run *run, FILE *
 		fflush(console);
 		return IW_EXIT_SIGNAL_BASE + sig;
 	}
+	/* A DUT that denies what its configuration declares: said once, with what to change, and its
+	 * own exit status when nothing else went wrong, so that it does not read as an outage. */
+	char keys[128];
+	size_t ncontra = contradictions(run, keys, sizeof keys);
+	if (ncontra) {
+		fprintf(console, "\n  DUT CONFIGURATION: %zu case%s not judged: the DUT contradicts its declared configuration "
+			"(%s; the ERROR reasons say how). Correct the declaration (--dut-config, docs/dut-config.md) or set "
+			"the DUT up as declared.\n", ncontra, ncontra == 1 ? "" : "s", keys);
+		fflush(console);
+	}
 	size_t ran = run->ncases - run->counts[IW_SKIP];
 	if (werr || ran == 0)
 		return IW_EXIT_ERROR;
 	if (b)
 		return ndiffs ? IW_EXIT_FAIL : IW_EXIT_OK;
 	if (run->counts[IW_ERROR])
-		return IW_EXIT_ERROR;
+		return ncontra == run->counts[IW_ERROR] ? IW_EXIT_CONTRADICTS : IW_EXIT_ERROR;
 	return run->counts[IW_FAIL] ? IW_EXIT_FAIL : IW_EXIT_OK;
 }

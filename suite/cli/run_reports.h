@@ -29,6 +29,8 @@ typedef struct iw_run_outputs {
  *   128 + signal   the run was interrupted (its reports are written, marked incomplete)
  *   3              a report could not be written, no case ran, or (without a baseline) a
  *                  harness error
+ *   4              (without a baseline) every ERROR is a DUT that contradicted its declared
+ *                  configuration (iw_case_result.dut_contradicts), said once on console
  *   1              a difference from the baseline; without one, a case failed
  *   0              otherwise
  */

@@ -62,7 +62,7 @@ static bool vfail(ctx *x, const char *req, bool per_frame, const char *fmt, va_l
 	x->fail_full_op = x->h && x->h->full_op && x->h->sent_in_full_op;
 	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
 	snprintf(x->fail_req, sizeof x->fail_req, "%s", req ? req : (x->c->nreqs ? x->c->reqs[0].id : ""));
-	iw_result_blame(x->r, x->fail_req); /* which wire entry and field the report highlights */
+	ex_blame(x, x->fail_req); /* which wire entry and field the report highlights */
 	return false;
 }
 
@@ -103,7 +103,7 @@ bool ex_short_of(ctx *x, const char *req, const char *fmt, ...)
 		size_t w = x->r->fail_wire;
 		char f[sizeof x->r->fail_field];
 		memcpy(f, x->r->fail_field, sizeof f);
-		iw_result_blame(x->r, req);
+		ex_blame(x, req);
 		x->short_wire = x->r->fail_wire;
 		snprintf(x->short_field, sizeof x->short_field, "%s", x->r->fail_field);
 		x->r->fail_wire = w;
@@ -136,15 +136,31 @@ bool ex_skip(ctx *x, const char *fmt, ...)
 	return false;
 }
 
-bool ex_herror(ctx *x, const char *fmt, ...)
+static bool vherror(ctx *x, const char *contradicted, const char *fmt, va_list ap)
 {
 	if (x->failed)
 		return false;
 	x->failed = true;
 	x->harness_error = true;
+	x->contradicted = contradicted;
+	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
+	return false;
+}
+
+bool ex_herror(ctx *x, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(x->r->reason, sizeof x->r->reason, fmt, ap);
+	vherror(x, NULL, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool ex_config_error(ctx *x, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vherror(x, key, fmt, ap);
 	va_end(ap);
 	return false;
 }
@@ -499,6 +515,8 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 		r->verdict = IW_SKIP;
 	} else if (x->harness_error) {
 		r->verdict = IW_ERROR;
+		if (x->contradicted)
+			snprintf(r->dut_contradicts, sizeof r->dut_contradicts, "%s", x->contradicted);
 	} else if (x->failed) {
 		judge_failure(x, r);
 	} else if (x->short_of) {

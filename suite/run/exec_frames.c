@@ -141,9 +141,9 @@ void ex_enter_full_operation(ctx *x)
 	     m_from_dut ? "on" : "off", crc ? "on" : "off");
 	/* The built-in DUT is told to ask for markers; any other DUT must be set up to. */
 	if ((x->c->needs & IW_CAP_MARKERS) && x->p->startup_frames && x->h->got_frame_valid && !m_to_dut)
-		ex_herror(x, "the case needs a DUT that asks for markers, but its frame has M=0 although its configuration "
-			  "says markers = yes: set the DUT up to send M=1, or declare markers = no (such cases are "
-			  "then skipped)");
+		ex_config_error(x, "markers", "the case needs a DUT that asks for markers, but its frame has M=0 although "
+				"its configuration says markers = yes%s: set the DUT up to send M=1, or declare markers = no "
+				"(such cases are then skipped)", x->o->dut.markers_set ? "" : " (the default)");
 }
 
 bool ex_pattern_ok(const iw_step *s, const char *name, int64_t seen, char *why, size_t cap)
@@ -207,14 +207,14 @@ int ex_frame_take(ctx *x, enum iw_mpa_kind kind, iw_mpa_frame *fout, size_t *nee
 	if (rc != IW_OK) {
 		size_t n = ex_avail(x) < 512 ? ex_avail(x) : 512;
 		if (n)
-			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, n,
-				       "%zu octets that do not decode as a %s: %s", n, ex_kind_name(kind), e->msg);
+			ex_wire_in(x, "raw", x->h->in_cur, n, "%zu octets that do not decode as a %s: %s", n,
+				   ex_kind_name(kind), e->msg);
 		return EX_TAKE_NOT_FRAME;
 	}
 	char sum[200];
 	frame_summary(&f, sum, sizeof sum);
-	iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), kind == IW_MPA_REPLY ? "reply" : "request",
-		       x->h->in + x->h->in_cur, flen, "%s %s (%zu octets)", ex_kind_name(kind), sum, flen);
+	ex_wire_in(x, kind == IW_MPA_REPLY ? "reply" : "request", x->h->in_cur, flen, "%s %s (%zu octets)",
+		   ex_kind_name(kind), sum, flen);
 	x->h->got_frame = f;
 	x->h->got_frame.pd = NULL;
 	x->h->got_frame_valid = true;
@@ -288,8 +288,8 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	if (rc == IW_ETRUNC) {
 		size_t got = ex_avail(x);
 		if (got)
-			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + x->h->in_cur, got,
-				       "%zu octets of an incomplete %s", got, ex_kind_name(kind));
+			ex_wire_in(x, "raw", x->h->in_cur, got, "%zu octets of an incomplete %s", got,
+				   ex_kind_name(kind));
 		if (got >= IW_MPA_FRAME_HDR_LEN)
 			return ex_fail_frame(x, "MPA-6.1.1-08", "the DUT's %s announces PD_Length %u but only %zu octets of private "
 				    "data arrived before %s", ex_kind_name(kind), f.pd_length, got - IW_MPA_FRAME_HDR_LEN,

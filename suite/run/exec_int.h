@@ -58,6 +58,9 @@ typedef struct model_ev {
 typedef struct hconn hconn;
 struct ctx;
 
+/* Wire entries of a connection's latest DUT octets that a read again can still point at. */
+#define EX_WIRE_RECALL 16
+
 /* How a connection's octets travel: the seam between the executor and the TCP under it. The
  * rest of the executor calls these (through ex_conn_*) and never asks which backend it has.
  * Every call is bounded by its timeout. */
@@ -96,6 +99,13 @@ struct hconn {
 	 * drop their PD pointer: exec_frames.c). */
 	uint8_t *in;
 	size_t in_len, in_cur, in_cap;
+	/* The wire log shows each octet of the DUT once, where it first came: a step that reads
+	 * octets again (each alternative of `expect one-of`, as-model's second look at a Terminate)
+	 * rewinds in_cur, and what it takes again is not logged again (exec_wire.c). Octets of `in`
+	 * below in_logged are in the log; logged[] recalls the entries of the latest of them. */
+	size_t in_logged;
+	struct { size_t end, wire; } logged[EX_WIRE_RECALL];
+	size_t nlogged;
 	bool fin, rst;
 	/* startup and negotiation */
 	bool sent_frame_valid, got_frame_valid;
@@ -209,6 +219,7 @@ typedef struct ctx {
 	/* verdict */
 	bool failed;
 	bool harness_error;
+	const char *contradicted;   /* with harness_error: the configuration key the DUT contradicted */
 	enum ex_judge fail_by;      /* who judged the failure: the case's own steps or a check every case makes */
 	bool fail_full_op;          /* the failure came in full operation, once the harness had sent in it */
 	bool fail_timed_out;        /* the failure: nothing arrived before the step's deadline */
@@ -220,6 +231,10 @@ typedef struct ctx {
 	const char *step_rule;      /* the `rule=` of the expectation running, or NULL */
 	/* The first rule below MUST the DUT missed (ex_short_of): the case goes on, and ends WARN (or
 	 * INFO) on it when nothing else fails. */
+	/* The latest octets of the DUT read again (exec_wire.c): the wire entry that showed them
+	 * (1 + its index; 0 none) and the log's length then, so that a failure on them points at
+	 * that entry while nothing newer than notes came since. */
+	size_t reread_wire, reread_nwire;
 	bool short_of;
 	char short_req[32];
 	char short_reason[512];
@@ -278,6 +293,10 @@ void ex_note(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 bool ex_fail(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool ex_fail_frame(ctx *x, const char *req, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool ex_herror(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An ERROR because the DUT's octets contradict what its configuration declares (key: the
+ * configuration key, "markers"): the case is not judged, and the run tells it from a harness
+ * error or a DUT it cannot reach (its own exit status, docs/dut-config.md). */
+bool ex_config_error(ctx *x, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The case cannot run here (a path it needs is missing): SKIP with the reason, never PASS. */
 bool ex_skip(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A rule the DUT missed whose catalog keyword is below MUST (a SHOULD: which headers a Terminate
@@ -399,6 +418,16 @@ void ex_perftest_end(ctx *x, hconn *h);
  * judged (an incomplete frame, the octets after a failure) is shown as it is. False when a
  * failure was recorded. */
 bool ex_take_arrivals(ctx *x, const char *where, bool final);
+
+/* exec_wire.c. The DUT's octets in[from, from + n) of the current connection into the wire log,
+ * unless every one of them is there already (a step read them again: then x->reread_wire says
+ * which entry showed them, for the blame); ex_wire_shed keeps the record right when the
+ * receive buffer drops its first `by` octets; ex_blame points a failure just recorded at the
+ * wire log (iw_result_blame, or the entry of octets read again). */
+void ex_wire_in(ctx *x, const char *what, size_t from, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void ex_wire_shed(hconn *h, size_t by);
+void ex_blame(ctx *x, const char *req);
 
 /* exec_rping.c. rping's application messages (docs/rping.md, suite/engine/rping_info.h): the DUT's
  * buffer advertisement becomes the defaults of `write` and `read_req`, as a greeting does; its

@@ -24,6 +24,7 @@
 static void hconn_reset(hconn *h)
 {
 	h->in_len = h->in_cur = 0;
+	h->in_logged = h->nlogged = 0;
 	h->fin = h->rst = false;
 	h->sent_frame_valid = h->got_frame_valid = false;
 	h->full_op = false;
@@ -110,6 +111,7 @@ void ex_pump(ctx *x, size_t want, int64_t deadline)
 			if (h->in_cur == 0)
 				return; /* full of unconsumed octets: the expectation will judge what is there */
 			h->fullop_in_valid = false;
+			ex_wire_shed(h, h->in_cur);
 			memmove(h->in, h->in + h->in_cur, h->in_len - h->in_cur);
 			h->in_len -= h->in_cur;
 			h->in_cur = 0;

@@ -57,9 +57,9 @@ void ex_log_partial_fpdu(ctx *x, const char *why)
 		return;
 	uint64_t part = h->rx->pos - h->rx->fpdu_start;
 	size_t shown = part < h->in_cur ? (size_t)part : h->in_cur;
-	iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), "raw", h->in + h->in_cur - shown, shown,
-		       "%llu octets of an FPDU the DUT did not complete (stream offset %llu), not judged: %s",
-		       (unsigned long long)part, (unsigned long long)h->rx->fpdu_start, why);
+	ex_wire_in(x, "raw", h->in_cur - shown, shown,
+		   "%llu octets of an FPDU the DUT did not complete (stream offset %llu), not judged: %s",
+		   (unsigned long long)part, (unsigned long long)h->rx->fpdu_start, why);
 }
 
 /* The startup rules an FPDU of the DUT answers to, whatever step reads it: a responder sends
@@ -105,7 +105,6 @@ int ex_fpdu_take(ctx *x, iw_fpdu *fp, const char *req_ctx)
 		if (st == IW_RX_FPDU) {
 			/* The whole FPDU, also when it came in several reads: its octets end at in_cur. */
 			size_t shown = fp->wire_len < x->h->in_cur ? fp->wire_len : x->h->in_cur;
-			const uint8_t *wire = x->h->in + x->h->in_cur - shown;
 			char ddp[160] = "";
 			iw_rdmap_msg m;
 			iw_violation v;
@@ -128,9 +127,9 @@ int ex_fpdu_take(ctx *x, iw_fpdu *fp, const char *req_ctx)
 				snprintf(ddp + dl, sizeof ddp - dl, ", Code=%d/0x%x/0x%02x", term.layer, term.etype,
 					 term.ecode);
 			}
-			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "fpdu", wire, shown,
-				       "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start,
-				       fp->ulpdu_length, fp->nmarkers, fp->crc_checked ? "valid" : "not checked", ddp);
+			ex_wire_in(x, "fpdu", x->h->in_cur - shown, shown,
+				   "FPDU at %llu: ULPDU_Length=%u markers=%zu CRC %s%s", (unsigned long long)fp->start, fp->ulpdu_length, fp->nmarkers,
+				   fp->crc_checked ? "valid" : "not checked", ddp);
 			iw_check chk;
 			bool held = iw_verify_fpdu(fp, &chk);
 			x->r->frames_judged++;
@@ -161,9 +160,8 @@ int ex_fpdu_take(ctx *x, iw_fpdu *fp, const char *req_ctx)
 		if (st == IW_RX_ERROR) {
 			/* The octets that do not decode, so the report can show (and point at) them. */
 			size_t from = x->h->in_cur - used, shown = used + ex_avail(x) < 512 ? used + ex_avail(x) : 512;
-			iw_result_wire(x->r, IW_FROM_DUT, x->h->no, ex_tcase(x), "raw", x->h->in + from, shown,
-				       "%zu octets that do not decode as an FPDU (stream offset %llu)", shown,
-				       (unsigned long long)err.offset);
+			ex_wire_in(x, "raw", from, shown, "%zu octets that do not decode as an FPDU (stream offset %llu)",
+				   shown, (unsigned long long)err.offset);
 			if (decodes_with_markers(x, !x->h->rx->markers)) {
 				ex_fail_frame(x, x->h->rx->markers ? "MPA-6.1.1-M2" : "MPA-6.1.1-M1",
 					      "%s: the DUT's FPDUs %s markers: they decode only %s them (%s)", req_ctx,

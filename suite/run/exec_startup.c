@@ -59,8 +59,9 @@ static bool ulp_startup(ctx *x, int64_t within_ms, int line)
 		 * would make the DUT's correct refusals of what the cases write look like findings. */
 		uint32_t want = x->o->dut.rping_size ? x->o->dut.rping_size : IW_RPING_SIZE_DEFAULT;
 		if (x->h->have_adv && x->h->adv_len < want)
-			return ex_herror(x, "line %d: rping advertises %u octets, the DUT configuration says rping_size = %u: "
-					 "set it to the -S the DUT's rping runs with (docs/rping.md)", line, x->h->adv_len, want);
+			return ex_config_error(x, "rping_size", "line %d: rping advertises %u octets, the DUT configuration says "
+					       "rping_size = %u: set it to the -S the DUT's rping runs with (docs/rping.md)", line,
+					       x->h->adv_len, want);
 		return true;
 	}
 	if (u->startup == IW_ULP_START_PERFTEST)

@@ -99,6 +99,9 @@ typedef struct iw_case_result {
 	iw_tcp_chunk *tcp;          /* owned: the TCP capture (above) */
 	size_t tcp_octets;          /* octets kept in tcp */
 	bool tcp_cut;               /* the capture stopped at a limit or for lack of memory */
+	/* ERROR because the DUT contradicted its declared configuration: the key it denied
+	 * ("markers"), or "". Not an outage, nor the harness's fault: the run's exit status says so. */
+	char dut_contradicts[32];
 	bool dut_reached;           /* a connection to or from the DUT was opened */
 	bool dut_unreachable;       /* none was: the case's first connection failed (refused, timed out) */
 	size_t frames_judged;       /* the DUT's FPDUs held to the per-frame checks (suite/verify/) */
@@ -169,6 +172,10 @@ void iw_result_tcp(iw_case_result *r, enum iw_tcp_kind kind, enum iw_wire_dir di
  * harness note (what was judged, or the stimulus when nothing came), and the field of it the
  * reason or the requirement req (may be NULL) names. Sets fail_wire and fail_field. */
 void iw_result_blame(iw_case_result *r, const char *req);
+/* The same, pointing at wire entry k (1 + its index) instead of the last one: the entry that
+ * showed octets a step read again (the wire log shows each event once, exec_wire.c). k = 0, or
+ * past the log, is iw_result_blame. */
+void iw_result_blame_at(iw_case_result *r, const char *req, size_t k);
 
 /* The field a requirement is about ("MPA-6.1.1-06" -> "Rev"), or NULL when it names none. */
 const char *iw_blame_field_for_req(const char *req);

@@ -54,13 +54,20 @@ static bool names_key(const char *text, size_t tlen, const char *key, size_t kle
 
 void iw_result_blame(iw_case_result *r, const char *req)
 {
+	iw_result_blame_at(r, req, 0);
+}
+
+void iw_result_blame_at(iw_case_result *r, const char *req, size_t k)
+{
 	if (!r)
 		return;
 	r->fail_wire = 0;
 	r->fail_field[0] = '\0';
-	size_t k = r->nwire;
-	while (k && r->wire[k - 1].dir == IW_NOTE)
-		k--;
+	if (k == 0 || k > r->nwire) {
+		k = r->nwire;
+		while (k && r->wire[k - 1].dir == IW_NOTE)
+			k--;
+	}
 	if (k)
 		r->fail_wire = k;
 	/* The reason without its "(seen: ...)" echo of the whole summary, which names every key. */

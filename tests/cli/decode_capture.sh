@@ -56,6 +56,15 @@ contains "--max-conns N" "help names --max-conns"
 contains "--max-buffer SIZE" "help names --max-buffer"
 contains "MPA-6.1-R2a" "help says what a missing Reply breaks"
 contains "one line" "help says the default is one line per connection"
+contains "--side initiator|responder" "help names --side"
+contains "--dut ADDRESS\[:PORT\]" "help names --dut"
+contains "counted apart, and said once in the summary" "help says the other side is not judged, said once"
+expect 2 "--side sideways" "$IWSPEC" decode --side sideways "$tmp/none.pcap"
+grep -q "use initiator or responder" "$tmp/err" && ok || bad "--side sideways: message"
+expect 2 "--dut by name" "$IWSPEC" decode --dut dut.example:4791 "$tmp/none.pcap"
+grep -q "not a numeric IPv4 or IPv6 address" "$tmp/err" && ok || bad "--dut by name: message"
+expect 2 "--dut port 0" "$IWSPEC" decode --dut 10.0.0.2:0 "$tmp/none.pcap"
+expect 2 "--side on a stream" "$IWSPEC" decode --side responder --hex 00
 expect 2 "--max-conns 0" "$IWSPEC" decode --max-conns 0 "$tmp/none.pcap"
 grep -q "is not a positive number" "$tmp/err" && ok || bad "--max-conns 0: message"
 expect 2 "--max-buffer 12X" "$IWSPEC" decode --max-buffer 12X "$tmp/none.pcap"
@@ -80,6 +89,41 @@ expect 2 "--details with --json" "$IWSPEC" decode --details --json "$tmp/none.pc
 gen "$tmp/mixed8.pcap" 8 mixed 2
 expect 2 "--details with --json" "$IWSPEC" decode --details --json "$tmp/mixed8.pcap"
 grep -q "do not go together" "$tmp/err" && ok || bad "--details --json: message"
+
+# ---- one side judged (issue 38): a suite run's capture holds the harness's deliberate faults ----
+# The initiator (a harness) sends a Send whose CRC is wrong; the responder (the DUT) conforms.
+gen "$tmp/inifault.pcap" 4 badcrc 2
+expect 1 "the initiator's fault, both sides judged" "$IWSPEC" decode "$tmp/inifault.pcap"
+contains "violations by side: initiator 4 in 4 connections, responder 0 in 0 connections" "per-side counts"
+expect 0 "the initiator's fault, --side responder" "$IWSPEC" decode --side responder "$tmp/inifault.pcap"
+count ": responder: conforms$" 4 "each line is the responder's verdict"
+count "^judged: " 1 "the side judged said once"
+contains "^judged: the responder's side only (--side responder); the initiator's 4 violations are listed as not judged" \
+	"the other side's violations said once, with their count"
+contains "^the capture conforms on the side judged: 4 MPA connections" "the verdict is the responder's"
+lacks "VIOLATION" "no violation of the side not judged on the lines"
+expect 1 "the initiator's fault, --side initiator" "$IWSPEC" decode --side initiator "$tmp/inifault.pcap"
+expect 0 "the initiator's fault, --dut 10.0.0.2:4791 (the responder)" "$IWSPEC" decode --dut 10.0.0.2:4791 "$tmp/inifault.pcap"
+count ": the DUT, responder: conforms$" 4 "the DUT named by its endpoint"
+expect 1 "the initiator's fault, --dut 10.1.0.1 (the initiator)" "$IWSPEC" decode --dut 10.1.0.1 "$tmp/inifault.pcap"
+expect 0 "--details --side responder" "$IWSPEC" decode --details --side responder "$tmp/inifault.pcap"
+count "^  not judged: VIOLATION MPA-5.2-11" 4 "the other side's violations listed as not judged"
+expect 0 "--json --side responder" "$IWSPEC" decode --json --side responder "$tmp/inifault.pcap"
+contains '"violations_not_judged": 4' "JSON: the violations not judged counted apart"
+contains '"judged": false' "JSON: marked not judged"
+expect 3 "--dut that is in no connection" "$IWSPEC" decode --dut 192.0.2.9 "$tmp/inifault.pcap"
+contains "nothing to judge: none of its 4 MPA connections has the DUT (192.0.2.9) as an endpoint" "said why"
+# The reverse: the responder (the DUT) never answers; the initiator conforms.
+gen "$tmp/rspfault.pcap" 4 noreply 2
+expect 1 "the responder's fault, both sides judged" "$IWSPEC" decode "$tmp/rspfault.pcap"
+expect 0 "the responder's fault, --side initiator" "$IWSPEC" decode --side initiator "$tmp/rspfault.pcap"
+contains "^the capture conforms on the side judged: 4 MPA connections" "the verdict is the initiator's"
+expect 1 "the responder's fault, --side responder" "$IWSPEC" decode --side responder "$tmp/rspfault.pcap"
+count ": responder: 1 violation: VIOLATION MPA-6.1-R2a" 4 "each line names the responder's violation"
+contains "^4 violations on the side judged in 4 MPA connections" "the verdict counts the side judged"
+expect 1 "the responder's fault, --dut 10.0.0.2" "$IWSPEC" decode --dut 10.0.0.2 "$tmp/rspfault.pcap"
+expect 0 "the responder's fault, --dut 10.1.0.1:1024 (one initiator)" "$IWSPEC" decode --dut 10.1.0.1:1024 "$tmp/rspfault.pcap"
+contains "3 without the DUT as an endpoint, not judged" "the connections without the DUT are not judged"
 
 # ---- 10k and 100k connections, each a Request that no Reply answers, 8 in flight ----
 for n in 10000 100000; do

@@ -12,6 +12,8 @@
  *   mixed     by i % 4: 0 Request and Reply, then FINs (conforms); 1 Request, FINs (no Reply);
  *             2 Request, RST from the server (no Reply); 3 Request and Reply, then RST (conforms)
  *   open      Request and Reply, never closed: every connection is still open when the file ends
+ *   badcrc    Request and Reply, then the initiator's Send whose CRC is wrong (MPA-5.2-11: the
+ *             initiator's fault alone, as a harness's deliberate one), then a FIN each way
  * The frames are rfc5044 startup frames (Rev 1, C=1, no Private Data), written by hand: a test
  * tool, not a decoder. Built by the test script with the writer's sources; exits 1 on error.
  */
@@ -26,7 +28,12 @@ static const uint8_t request[20] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e',
 static const uint8_t reply[20] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p',
 				  ' ', 'F', 'r', 'a', 'm', 'e', 0x40, 0x01, 0x00, 0x00};
 
-enum mode { NOREPLY, MIXED, OPEN };
+/* An untagged Send of no payload (DDP header 18 octets: L=1, DV=1, RDMAP Send, QN 0, MSN 1,
+ * MO 0) behind its ULPDU_Length, and a CRC field that is not its CRC. */
+static const uint8_t bad_crc_send[24] = {0x00, 0x12, 0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0, 0, 0, 1, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x00};
+
+enum mode { NOREPLY, MIXED, OPEN, BADCRC };
 
 static iw_pcap_tcp *open_conn(iw_pcap_writer *w, unsigned long i, enum mode m, iw_err *e)
 {
@@ -42,8 +49,10 @@ static iw_pcap_tcp *open_conn(iw_pcap_writer *w, unsigned long i, enum mode m, i
 	iw_pcap_tcp *t = iw_pcap_tcp_open(w, &p, e);
 	if (!t || iw_pcap_tcp_data(t, IW_PCAP_C2S, request, sizeof request, e))
 		return NULL;
-	bool answer = m == OPEN || (m == MIXED && (i % 4 == 0 || i % 4 == 3));
+	bool answer = m == OPEN || m == BADCRC || (m == MIXED && (i % 4 == 0 || i % 4 == 3));
 	if (answer && iw_pcap_tcp_data(t, IW_PCAP_S2C, reply, sizeof reply, e))
+		return NULL;
+	if (m == BADCRC && iw_pcap_tcp_data(t, IW_PCAP_C2S, bad_crc_send, sizeof bad_crc_send, e))
 		return NULL;
 	return t;
 }
@@ -62,13 +71,15 @@ static int close_conn(iw_pcap_tcp *t, unsigned long i, enum mode m, iw_err *e)
 int main(int argc, char **argv)
 {
 	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: gen_conns OUT N noreply|mixed|open [OPEN]\n");
+		fprintf(stderr, "usage: gen_conns OUT N noreply|mixed|open|badcrc [OPEN]\n");
 		return 1;
 	}
 	unsigned long n = strtoul(argv[2], NULL, 10), inflight = argc > 4 ? strtoul(argv[4], NULL, 10) : 1;
-	enum mode m = !strcmp(argv[3], "noreply") ? NOREPLY : !strcmp(argv[3], "mixed") ? MIXED
-						       : !strcmp(argv[3], "open")  ? OPEN
-										    : (enum mode)-1;
+	enum mode m = !strcmp(argv[3], "noreply") ? NOREPLY
+		      : !strcmp(argv[3], "mixed")  ? MIXED
+		      : !strcmp(argv[3], "open")   ? OPEN
+		      : !strcmp(argv[3], "badcrc") ? BADCRC
+						   : (enum mode)-1;
 	if ((int)m < 0 || n == 0 || n > 60000ul * 256 * 200 || inflight == 0) {
 		fprintf(stderr, "gen_conns: bad arguments\n");
 		return 1;

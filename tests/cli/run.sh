@@ -142,6 +142,80 @@ contains "the DUT no longer accepts connections (connection 1)" "the FAIL says t
 kill $spid 2>/dev/null
 wait $spid 2>/dev/null
 
+# serve takes one --mutant and one --hostile: a second is refused, never silently kept in the
+# first's place (issue 38: `--mutant A --mutant B` served B alone).
+expect 2 "serve --mutant twice" "$IWSPEC" serve --mutant term-wrong-code --mutant no-terminate
+contains "--mutant given twice ('term-wrong-code', then 'no-terminate')" "the second --mutant is named"
+expect 2 "serve --hostile twice" "$IWSPEC" serve --hostile slow --hostile=drip
+contains "--hostile given twice ('slow', then 'drip')" "the second --hostile is named"
+
+# serve again at once on the port whose connections an earlier serve closed first (--hostile
+# close), so they wait in TIME-WAIT on that port: it listens (SO_REUSEADDR), as after a fuzz run.
+# serve_on PORT LOG ARGS...: starts serve on PORT (pid in spid); true once it listens there.
+on_exit '[ -n "$spid" ] && kill "$spid" 2>/dev/null'
+serve_on() {
+	so_port=$1 so_log=$2
+	shift 2
+	"$IWSPEC" serve --quiet --port "$so_port" "$@" >"$so_log" 2>&1 &
+	spid=$!
+	i=0
+	while [ $i -lt 100 ] && kill -0 $spid 2>/dev/null && ! grep -q 'listening on' "$so_log" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "listening on 127\.0\.0\.1:$so_port" "$so_log"
+}
+twport=
+for try in 1 2 3 4 5 6 7 8 9 10; do
+	cand=$(low_port)
+	serve_on "$cand" "$tmp/tw1.log" --hostile close && { twport=$cand; break; }
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+done
+"$IWSPEC" run --dut tcp:127.0.0.1:$twport --cases 'mpa.startup.resp.*' --no-progress --report "$tmp/tw" >/dev/null 2>&1
+kill $spid 2>/dev/null
+wait $spid 2>/dev/null
+if command -v ss >/dev/null 2>&1; then
+	ntw=$(ss -Htan state time-wait "( sport = :$twport )" 2>/dev/null | grep -c .)
+	[ "${ntw:-0}" -gt 0 ] && ok || bad "no connection in TIME-WAIT on port $twport after serve --hostile close: nothing tested"
+fi
+if serve_on "$twport" "$tmp/tw2.log"; then ok; else
+	bad "serve on port $twport, its connections in TIME-WAIT: $(head -c 300 "$tmp/tw2.log")"; fi
+kill $spid 2>/dev/null
+wait $spid 2>/dev/null
+
+# A DUT that contradicts its declared configuration is neither an outage nor a harness error
+# (issue 38: markers = yes against a DUT without markers exited 3, the code of "unreachable"):
+# the cases that need markers are ERRORs naming the key, the console says so once, exit 4.
+cat >"$tmp/mk.conf" <<EOC
+dut = exec:'$IWSPEC serve --quiet --port {port}'
+markers = yes
+EOC
+expect 4 "markers = yes, the DUT's frames M=0" "$IWSPEC" run --dut-config "$tmp/mk.conf" --cases 'mpa.markers.*' \
+	--no-progress --report "$tmp/mk"
+contains "ERROR mpa.markers.harness-reserved-set" "a case that needs markers is an ERROR"
+contains "its frame has M=0 although its configuration says markers = yes: set the DUT up to send M=1" "the ERROR says why"
+contains "DUT CONFIGURATION: [0-9]* cases not judged: the DUT contradicts its declared configuration (markers;" \
+	"the contradiction said once, with the key"
+contains "PASS  *[1-9]" "the cases that need no markers still ran"
+jq -e '[.cases[] | select(.verdict == "ERROR")] | length > 0 and all(.dut_contradicts == "markers")' \
+	"$tmp/mk/results.json" >/dev/null && ok || bad "results.json: every ERROR has dut_contradicts = markers"
+# The same DUT with the default declaration says the default was taken; declared right, or set up
+# as declared (serve --markers wants markers on every connection), it is judged: exit 0.
+grep -v '^markers' "$tmp/mk.conf" >"$tmp/mkdef.conf"
+expect 4 "the default markers = yes, the DUT's frames M=0" "$IWSPEC" run --dut-config "$tmp/mkdef.conf" \
+	--cases 'mpa.markers.harness-*' --no-progress --report "$tmp/mkdef"
+contains "says markers = yes (the default): set the DUT up" "the default is named as such"
+printf 'markers = no\n' >>"$tmp/mkdef.conf"
+expect 0 "markers = no, the DUT's frames M=0" "$IWSPEC" run --dut-config "$tmp/mkdef.conf" --cases 'mpa.markers.*' \
+	--no-progress --report "$tmp/mkno"
+cat >"$tmp/mkon.conf" <<EOC
+dut = exec:'$IWSPEC serve --quiet --markers --port {port}'
+markers = yes
+EOC
+expect 0 "markers = yes, the DUT's frames M=1" "$IWSPEC" run --dut-config "$tmp/mkon.conf" --cases 'mpa.markers.*' \
+	--no-progress --report "$tmp/mkon"
+
 # The reflector's buffer at a non-zero base TO, as on a device that registers at a virtual
 # address (siw ignores a requested zero base): the cases' TOs are offsets from the advertised
 # base, so every tagged case passes against the conforming built-in DUT. Sent as absolute TOs,

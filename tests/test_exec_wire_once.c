@@ -1,0 +1,86 @@
+/*
+ * test_exec_wire_once.c - the wire log shows each of the DUT's events once, in wire order
+ * (suite/run/exec_wire.c). Issue 38: against a DUT whose Terminate carries a wrong code, the
+ * catalog's mpa.crc.corrupt-crc-value logged its one Terminate three times, two of them after
+ * the DUT's FIN, because each alternative of `expect one-of` read it again: to a reader of
+ * report.html beside a capture, a retransmission or data after FIN.
+ */
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "driver.h"
+#include "exec_fixture.h"
+#include "iw_conn.h"
+#include "runner.h"
+
+/* The catalog case at path against the built-in DUT with a mutant; the result in run. */
+static void run_ref_mutant(const char *path, const char *mutant, iw_run *run)
+{
+	memset(run, 0, sizeof *run);
+	char *text = case_text(path);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	iw_case *c = NULL;
+	iw_err e;
+	CHECK_EQ(iw_case_parse(text, strlen(text), path, &c, &e), IW_OK);
+	free(text);
+	iw_run_opts o;
+	memset(&o, 0, sizeof o);
+	iw_dut_config_default(&o.dut);
+	CHECK_EQ(iw_dut_config_set(&o.dut, "mutant", mutant, &e), IW_OK);
+	o.dut.profile = iw_profile_get(IW_PROFILE_RFC5044);
+	o.dut.role = IW_ROLE_RESPONDER;
+	o.dut.case_timeout_ms = 5000;
+	o.seed = 1;
+	iw_driver *drv = NULL;
+	CHECK_EQ(iw_driver_open(&drv, &o.dut, &e), IW_OK);
+	run->cases = calloc(1, sizeof *run->cases);
+	run->ncases = run->capcases = 1;
+	iw_case_result *r = &run->cases[0];
+	if (c)
+		iw_result_set_case(r, c);
+	r->verdict = IW_PASS;
+	if (drv && c)
+		iw_exec_case(c, o.dut.profile, IW_ROLE_RESPONDER, &o, drv, r);
+	iw_driver_close(drv);
+	iw_case_free(c);
+}
+
+TEST(exec_wire_log_shows_a_terminate_once_before_the_fin)
+{
+	iw_run run;
+	run_ref_mutant("cases/mpa/5.2-crc/corrupt-crc.iwt", "term-wrong-code", &run);
+	const iw_case_result *r = &run.cases[0];
+	CHECK_STR(iw_verdict_name(r->verdict), "FAIL");
+	size_t terms = 0, term_at = 0, fin_at = 0, dut_after_fin = 0;
+	for (size_t i = 0; i < r->nwire; i++) {
+		const iw_wire_entry *w = &r->wire[i];
+		if (w->dir != IW_FROM_DUT)
+			continue;
+		if (!strcmp(w->what, "fin")) {
+			fin_at = i + 1;
+			continue;
+		}
+		if (fin_at && w->nbytes)
+			dut_after_fin++;
+		if (!strcmp(w->what, "fpdu") && strstr(w->summary, "Terminate")) {
+			terms++;
+			term_at = i + 1;
+		}
+	}
+	if (terms != 1 || dut_after_fin)
+		for (size_t i = 0; i < r->nwire; i++)
+			printf("    %zu %d %s %s\n", i, r->wire[i].dir, r->wire[i].what, r->wire[i].summary);
+	CHECK_EQ(terms, 1);             /* the DUT sent one Terminate, as tshark shows */
+	CHECK(fin_at > term_at);        /* its FIN came behind it, and is logged where it came */
+	CHECK_EQ(dut_after_fin, 0);     /* no data after the FIN */
+	/* Each alternative judged the Terminate: the failure points at its one entry, with the field. */
+	CHECK_EQ(r->fail_wire, term_at);
+	CHECK_STR(r->fail_field, "CRC");
+	iw_run_free(&run);
+}
