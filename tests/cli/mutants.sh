@@ -150,4 +150,9 @@ json_has() { grep -q "$2" "$1" && ok || bad "$1 lacks $2"; }
 json_has "$tmp/m-cites/out/mutants.json" '"result": "detected"'
 json_has "$tmp/m-none/out/mutants.json" '"result": "SURVIVED"'
 
+# The count README states is the binary's (issue 38: docs said 49, 64 and 66 where --list had 63).
+n=$("$IWSPEC" mutants --list | grep -c '^[a-z]')
+grep -q "make mutants      # the suite against $n mutant DUTs" "$ROOT/README.md" && ok ||
+	bad "README.md's make mutants line does not say $n mutant DUTs, the number iwspec mutants --list has"
+
 finish mutants
