@@ -223,6 +223,8 @@ typedef struct ctx {
 	enum ex_judge fail_by;      /* who judged the failure: the case's own steps or a check every case makes */
 	bool fail_full_op;          /* the failure came in full operation, once the harness had sent in it */
 	bool fail_timed_out;        /* the failure: nothing arrived before the step's deadline */
+	bool fail_in_message;       /* the failure: the message the step expected came, with a field wrong
+				     * (a Terminate's code): that step is the DUT's answer (ex_exp_one_of) */
 	bool app_late;              /* the application's part of a `startup` that got through the frames
 				     * (greeting and echo, rping's advertisement, perftest's keys), or an
 				     * `expect greeting`, timed out: the case is not judged */

@@ -66,4 +66,18 @@ J=$tmp/neverclose/results.json
 [ "$(jq -r '.cases[0].failed_requirement' "$J" 2>/dev/null)" = RFC5040-6.2-02 ] && ok ||
 	bad "the missing close rests on $(jq -r '.cases[0].failed_requirement' "$J" 2>/dev/null), not RFC5040-6.2-02"
 
+# One behaviour, one rule, one level (issue 38): a DUT that finds the CRC error and reports it with
+# another code fails every CRC case on the rule that holds the code, pointing at the code, the
+# SHOULD case included; one that delivers the corrupt data fails them on the CRC rule.
+serve_and_run term-wrong-code 'mpa.crc.*' wrongcode
+J=$tmp/wrongcode/results.json
+n=$(jq -r '[.cases[] | select(.verdict != "SKIP" and .verdict != "PASS")] | length' "$J" 2>/dev/null)
+m=$(jq -r '[.cases[] | select(.verdict == "FAIL" and .failed_requirement == "RFC5040-4.8-08" and .failed_field == "Code")] | length' "$J" 2>/dev/null)
+[ "${n:-0}" -ge 6 ] && [ "$n" = "$m" ] && ok ||
+	bad "term-wrong-code: $m of $n CRC cases FAIL on RFC5040-4.8-08 at the Code field: $(jq -r '.cases[] | select(.verdict != "PASS" and .verdict != "SKIP") | "\(.id) \(.verdict) \(.failed_requirement) \(.failed_field)"' "$J" 2>/dev/null | tr '\n' ';')"
+serve_and_run crc-unchecked 'mpa.crc.corrupt-*' unchecked
+J=$tmp/unchecked/results.json
+n=$(jq -r '[.cases[] | select(.verdict == "FAIL" and .failed_requirement == "MPA-5.2-14")] | length' "$J" 2>/dev/null)
+[ "${n:-0}" -ge 4 ] && ok || bad "crc-unchecked: $n corrupt-* cases FAIL on MPA-5.2-14, wanted them all"
+
 finish rows
