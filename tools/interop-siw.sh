@@ -490,7 +490,7 @@ for pass in $PASSES; do
 	oneoffs_alone=$oneoffs
 	rc=0
 	oneoffs=
-	# siw as initiator (F31's case crashes siw.ko's kernel, so the initiator pass disables it):
+	# siw as initiator (F31's and F39's cases crash siw.ko's kernel: the initiator pass disables them):
 	# the initiator configuration without the series' findings' disable lines, one at a time.
 	if [ -n "$(ls "$OUT/patched-cases/initiator")" ]; then
 		grep -v "^disable = .* : \($findings_re\) " duts/linux-siw-initiator.conf >"$OUT/$pass-initiator.conf"

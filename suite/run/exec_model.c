@@ -246,12 +246,12 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 	 * frames (judged on every frame), the case rests on it (a Reply whose Rev is wrong fails
 	 * `reply r=0` and `reply r=1` alike, on the Rev rule). */
 	char reqs[IW_CASE_MAX_ALTS][sizeof x->fail_req] = {{0}};
-	/* The field each alternative failed on, when it got the message it expected and one of its
-	 * fields was wrong (a Terminate with another code): that alternative is the one the DUT
-	 * answered with, and its rule and field are the blame (issue 38: not the case's first row,
-	 * the CRC rule, pointing at a Terminate whose CRC is valid). */
-	char fields[IW_CASE_MAX_ALTS][sizeof x->r->fail_field] = {{0}};
+	/* Whether each alternative got the message it expected with a field wrong (a Terminate with
+	 * another code), and that field: such an alternative alone is the DUT's answer, and its rule
+	 * and field are the blame (issue 38: not the case's first row, the CRC rule, pointing at a
+	 * Terminate whose CRC is valid). */
 	bool in_message[IW_CASE_MAX_ALTS] = {false};
+	char fields[IW_CASE_MAX_ALTS][sizeof x->r->fail_field] = {{0}};
 	bool every_frame = true;
 	size_t saved_maps = x->r->nmappings;
 	bool saved_short = x->short_of;   /* a SHOULD missed counts only in the alternative that matched */
@@ -287,11 +287,11 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 		in_message[i] = x->fail_in_message;
 		every_frame = every_frame && x->fail_by == EX_EVERY_FRAME;
 	}
-	size_t nfield = 0, by_field = 0;   /* the alternatives that got their message, and the last */
+	size_t nanswers = 0, answer = 0;
 	for (size_t i = 0; i < s->nalts; i++)
 		if (in_message[i] && reqs[i][0]) {
-			nfield++;
-			by_field = i;
+			nanswers++;
+			answer = i;
 		}
 	/* Every alternative failed on one rule (the same missing Terminate, RFC5040-7.1-02, in each
 	 * of two accepted codes): the case rests on it. */
@@ -310,9 +310,9 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 		return ex_fail_frame(x, reqs[0], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
 	if (one_req)
 		return ex_fail(x, reqs[0], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
-	if (nfield == 1) {
-		bool ok = ex_fail(x, reqs[by_field], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
-		snprintf(x->r->fail_field, sizeof x->r->fail_field, "%s", fields[by_field]);
+	if (nanswers == 1) {
+		bool ok = ex_fail(x, reqs[answer], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
+		snprintf(x->r->fail_field, sizeof x->r->fail_field, "%s", fields[answer]);
 		return ok;
 	}
 	return ex_fail(x, NULL, "none of the %zu allowed outcomes happened: %s", s->nalts, all);
