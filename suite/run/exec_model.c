@@ -228,6 +228,15 @@ bool ex_exp_as_model(ctx *x, const iw_step *s)
 	return ex_exp_silence(x, s);
 }
 
+/* Whether the case cites the requirement (a failure resting on another is "not judged"). */
+static bool cites(const ctx *x, const char *req)
+{
+	for (size_t i = 0; i < x->c->nreqs; i++)
+		if (!strcmp(x->c->reqs[i].id, req))
+			return true;
+	return false;
+}
+
 bool ex_exp_one_of(ctx *x, const iw_step *s)
 {
 	size_t cur = x->h->in_cur;
@@ -289,7 +298,7 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 	}
 	size_t nanswers = 0, answer = 0;
 	for (size_t i = 0; i < s->nalts; i++)
-		if (in_message[i] && reqs[i][0]) {
+		if (in_message[i] && reqs[i][0] && cites(x, reqs[i])) {
 			nanswers++;
 			answer = i;
 		}

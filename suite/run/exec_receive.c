@@ -468,10 +468,11 @@ bool ex_exp_message(ctx *x, const iw_step *s, bool terminate)
 			if (!code_matches(x, s, &t, why, sizeof why)) {
 				ok = ex_fail(x, code_rule(x, el), "%s", why);
 				snprintf(x->r->fail_field, sizeof x->r->fail_field, "Code");
-				/* The error's layer as expected, its code another: the DUT found the error the
-				 * step is about and reported it wrongly (in a one-of, this is its answer). A
-				 * Terminate of another layer reports another error. */
-				x->fail_in_message = el < 0 || t.layer == el;
+				/* The error's layer and type as expected, its code another: the DUT found the
+				 * error the step is about and reported it wrongly (in a one-of, this is its
+				 * answer). A Terminate of another layer or type reports another error. */
+				int et = (int)ex_arg_i(s, "etype", -1);
+				x->fail_in_message = (el < 0 || t.layer == el) && (et < 0 || t.etype == et);
 			}
 			else {
 				/* Which headers come back is the rows' to weigh (a SHOULD: the case goes on). */
