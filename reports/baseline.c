@@ -174,34 +174,43 @@ int iw_baseline_load(iw_baseline *b, const char *path, iw_err *e)
 
 typedef struct dlist {
 	char **d;
+	unsigned char *kind;
 	size_t n, cap;
 	bool oom;
 } dlist;
 
-static void add(dlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(dlist *l, const char *fmt, ...)
+/* A difference line: room for the whole reason (1024) and what is said around it. */
+#define DIFF_LINE_MAX 1600
+
+static void add(dlist *l, enum iw_baseline_diff_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(dlist *l, enum iw_baseline_diff_kind kind, const char *fmt, ...)
 {
 	if (l->oom)
 		return;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
 		char **nd = realloc(l->d, cap * sizeof *nd);
-		if (!nd) {
+		unsigned char *nk = nd ? realloc(l->kind, cap) : NULL;
+		if (!nd || !nk) {
+			if (nd)
+				l->d = nd;
 			l->oom = true;
 			return;
 		}
 		l->d = nd;
+		l->kind = nk;
 		l->cap = cap;
 	}
-	char *s = malloc(768);
+	char *s = malloc(DIFF_LINE_MAX);
 	if (!s) {
 		l->oom = true;
 		return;
 	}
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s, 768, fmt, ap);
+	vsnprintf(s, DIFF_LINE_MAX, fmt, ap);
 	va_end(ap);
+	l->kind[l->n] = (unsigned char)kind;
 	l->d[l->n++] = s;
 }
 
@@ -219,11 +228,22 @@ static enum iw_verdict verdict_of(const iw_case_result *r)
 	return (unsigned)r->verdict < IW_VERDICT_COUNT ? r->verdict : IW_ERROR;
 }
 
-/* The result's reason, short, on one line, for a difference message. */
-static void short_reason(const iw_case_result *r, char *buf, size_t cap)
+/* The result's reason on one line, whole if it fits cap; cut at a word, with "...", if not (a
+ * baseline file's note: a reason cut mid-word reads as another, "[requirement MPA-"). */
+static void line_reason(const iw_case_result *r, char *buf, size_t cap)
 {
 	char *u = iw_text_utf8(FIELD(r->reason));
-	snprintf(buf, cap, "%.200s", u ? u : "");
+	const char *t = u ? u : "";
+	size_t len = strlen(t);
+	if (len < cap) {
+		memcpy(buf, t, len + 1);
+	} else {
+		size_t cut = cap > 4 ? cap - 4 : 0;
+		while (cut > 0 && t[cut] != ' ')
+			cut--;
+		memcpy(buf, t, cut);
+		snprintf(buf + cut, cap - cut, "...");
+	}
 	free(u);
 	for (char *p = buf; *p; p++)
 		if (*p == '\n' || *p == '\r' || *p == '\t')
@@ -234,6 +254,7 @@ size_t iw_baseline_compare(iw_baseline *b, const iw_run *run, char ***out)
 {
 	dlist l = {0};
 	*out = NULL;
+	memset(b->ndiff, 0, sizeof b->ndiff);
 	for (size_t i = 0; i < b->n; i++)
 		b->e[i].used = false;
 	bool multi = !strcmp(run->profile, "all");
@@ -249,29 +270,38 @@ size_t iw_baseline_compare(iw_baseline *b, const iw_run *run, char ***out)
 				exact = &b->e[k];
 		}
 		iw_baseline_entry *x = exact ? exact : any;
-		char name[96], why[256];
+		char name[96], why[sizeof r->reason];
 		snprintf(name, sizeof name, "%.63s%s%.15s", r->id, multi ? "@" : "", multi ? r->profile : "");
 		enum iw_verdict v = verdict_of(r);
-		short_reason(r, why, sizeof why);
+		line_reason(r, why, sizeof why);
 		if (!x) {
-			add(&l, "%s: got %s, which the baseline does not list%s%s", name, iw_verdict_name(v), why[0] ? ": " : "",
-			    why);
+			add(&l, IW_DIFF_UNLISTED, "%s: got %s, which the baseline does not list%s%s", name, iw_verdict_name(v),
+			    why[0] ? ": " : "", why);
 			continue;
 		}
 		x->used = true;
 		if (!(x->accept & (1u << v))) {
 			const char *hint = "";
-			if ((x->verdict == IW_FAIL || x->verdict == IW_WARN) && (v == IW_PASS || v == IW_INFO))
+			enum iw_baseline_diff_kind k = IW_DIFF_REGRESSION;
+			if ((x->verdict == IW_FAIL || x->verdict == IW_WARN) && (v == IW_PASS || v == IW_INFO)) {
 				hint = " (a known failure no longer fails: update the baseline)";
-			else if (v == IW_FAIL || v == IW_WARN || v == IW_ERROR)
+				k = IW_DIFF_IMPROVED;
+			} else if (x->verdict == IW_FAIL && v == IW_WARN) {
+				/* Milder, not better: the DUT does something else now (it delivers the
+				 * corrupt data where it sent the wrong code), which a SHOULD case holds. */
+				hint = " (the DUT's behaviour changed)";
+				k = IW_DIFF_OTHER_RULE;
+			} else if (v == IW_FAIL || v == IW_WARN || v == IW_ERROR) {
 				hint = " (a regression)";
-			add(&l, "%s: expected %s (%s line %d), got %s%s%s%s", name, x->verdicts, b->name, x->line,
+			}
+			add(&l, k, "%s: expected %s (%s line %d), got %s%s%s%s", name, x->verdicts, b->name, x->line,
 			    iw_verdict_name(v), hint, why[0] ? ": " : "", why);
 		} else if (x->req[0] && (v == IW_FAIL || v == IW_WARN) && strncmp(x->req, r->failed_req, sizeof r->failed_req)) {
 			/* The pin is the rule a FAIL or WARN rests on; a line that allows a PASS too
 			 * ("WARN|PASS : [REQ]") has nothing to pin when the case passes. */
-			add(&l, "%s: expected %s on [%s] (%s line %d), got %s on [%.31s]: %s", name, iw_verdict_name(v), x->req,
-			    b->name, x->line, iw_verdict_name(v), r->failed_req[0] ? r->failed_req : "no requirement", why);
+			add(&l, IW_DIFF_OTHER_RULE, "%s: expected %s on [%s] (%s line %d), got %s on [%.31s]: %s", name,
+			    iw_verdict_name(v), x->req, b->name, x->line, iw_verdict_name(v),
+			    r->failed_req[0] ? r->failed_req : "no requirement", why);
 		}
 	}
 	/* Entries no result matched: a case the baseline expects that did not run. An interrupted
@@ -287,15 +317,32 @@ size_t iw_baseline_compare(iw_baseline *b, const iw_run *run, char ***out)
 			 * @PROFILE entry shadowed it. */
 			if (any_id)
 				continue;
-			add(&l, "%s%s%s: expected %s (%s line %d), but the case did not run", b->e[k].id,
+			add(&l, IW_DIFF_UNLISTED, "%s%s%s: expected %s (%s line %d), but the case did not run", b->e[k].id,
 			    b->e[k].profile[0] ? "@" : "", b->e[k].profile, iw_verdict_name(b->e[k].verdict), b->name,
 			    b->e[k].line);
 		}
 	if (l.oom) {
 		iw_baseline_diffs_free(l.d, l.n);
+		free(l.kind);
 		return (size_t)-1;
 	}
-	*out = l.d;
+	/* In the order of the kinds, each kind in the run's order (a stable sort by kind). */
+	char **sorted = l.n ? malloc(l.n * sizeof *sorted) : NULL;
+	if (l.n && !sorted) {
+		iw_baseline_diffs_free(l.d, l.n);
+		free(l.kind);
+		return (size_t)-1;
+	}
+	size_t o = 0;
+	for (int k = 0; k < IW_DIFF_KINDS; k++)
+		for (size_t i = 0; i < l.n; i++)
+			if (l.kind[i] == k) {
+				sorted[o++] = l.d[i];
+				b->ndiff[k]++;
+			}
+	free(l.d);
+	free(l.kind);
+	*out = sorted;
 	return l.n;
 }
 
@@ -337,7 +384,7 @@ int iw_baseline_write(const iw_run *run, const char *path, iw_err *e)
 		iw_atomic_printf(af, " %s", iw_verdict_name(v));
 		if (v == IW_FAIL || v == IW_WARN || v == IW_ERROR || v == IW_SKIP) {
 			char why[256];
-			short_reason(r, why, sizeof why);
+			line_reason(r, why, sizeof why);
 			char *safe = iw_text_console(why, strlen(why));
 			iw_atomic_puts(af, " :");
 			bool pinned = (v == IW_FAIL || v == IW_WARN) && r->failed_req[0];

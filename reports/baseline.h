@@ -39,10 +39,23 @@ typedef struct iw_baseline_entry {
 	bool used;                  /* matched a result (set by compare) */
 } iw_baseline_entry;
 
+/* The differences of a comparison by kind, in the order they are listed: what got worse first
+ * (a lab's CI fails on these), then the same verdict on another rule, or a FAIL now a WARN (the
+ * DUT's behaviour changed under it), cases the baseline does not list or that did not run, and
+ * last what got better (a known failure no longer fails: the baseline wants updating). */
+enum iw_baseline_diff_kind {
+	IW_DIFF_REGRESSION,
+	IW_DIFF_OTHER_RULE,
+	IW_DIFF_UNLISTED,
+	IW_DIFF_IMPROVED,
+	IW_DIFF_KINDS
+};
+
 typedef struct iw_baseline {
 	size_t n, cap;
 	iw_baseline_entry *e;
 	char name[256];             /* the file, for messages */
+	size_t ndiff[IW_DIFF_KINDS];/* the last comparison's differences by kind */
 } iw_baseline;
 
 /* Parses baseline text; name is used in messages ("FILE:LINE: ..."). Errors (IW_EINVAL): an
@@ -57,7 +70,8 @@ void iw_baseline_free(iw_baseline *b);
 
 /* Compares a run with the baseline. Returns the number of differences and sets *out to a
  * malloc'd array of that many malloc'd lines (free with iw_baseline_diffs_free), one per
- * difference, e.g.
+ * difference, in the order of enum iw_baseline_diff_kind (b->ndiff counts each kind), each with
+ * the result's whole reason, e.g.
  *   "mpa.startup.resp.rev-01: expected FAIL (baseline line 3), got PASS: a known failure no longer
  *    fails; update the baseline"
  * A result with no entry, and an entry no result matched, are differences too (for an

@@ -211,3 +211,42 @@ TEST(reportcert_baseline_write_reads_back)
 	free(run);
 	rp_rm_rf(dir);
 }
+
+/* Issue 38: a lab's CI reads the differences top down. What got worse comes first, with its own
+ * count; the same verdict on another rule (the behaviour changed under it) next; what got better
+ * last; and each line carries the result's whole reason, not 200 octets of it. */
+TEST(reportcert_baseline_regressions_first_reasons_whole)
+{
+	iw_run *run = calloc(1, sizeof *run);
+	if (!run)
+		return;
+	char longer[900];
+	memset(longer, 'x', sizeof longer - 40);
+	snprintf(longer + sizeof longer - 40, 40, " [requirement MPA-5.2-14 MUST] end");
+	rc_add(run, "a.fixed", IW_PASS, "");
+	iw_case_result *moved = rc_add(run, "b.moved", IW_FAIL, "the DUT sent Send");
+	snprintf(moved->failed_req, sizeof moved->failed_req, "MPA-5.2-14");
+	rc_add(run, "c.worse", IW_FAIL, longer);
+	static const char base[] = "a.fixed FAIL : [MPA-4-02] known\n"
+				   "b.moved FAIL : [RFC5040-4.8-08] wrong code\n"
+				   "c.worse PASS\n";
+	iw_baseline b;
+	iw_err e;
+	CHECK_EQ(iw_baseline_parse(&b, base, sizeof base - 1, "b", &e), IW_OK);
+	char **d = NULL;
+	size_t n = compare(&b, run, &d);
+	CHECK_EQ(n, 3);
+	if (n == 3) {
+		CHECK(strstr(d[0], "c.worse: expected PASS") && strstr(d[0], "(a regression)"));
+		CHECK(strstr(d[0], "[requirement MPA-5.2-14 MUST] end") != NULL);   /* the whole reason */
+		CHECK(strstr(d[1], "b.moved: expected FAIL on [RFC5040-4.8-08]") != NULL);
+		CHECK(strstr(d[2], "a.fixed") && strstr(d[2], "no longer fails"));
+	}
+	CHECK_EQ(b.ndiff[IW_DIFF_REGRESSION], 1);
+	CHECK_EQ(b.ndiff[IW_DIFF_OTHER_RULE], 1);
+	CHECK_EQ(b.ndiff[IW_DIFF_IMPROVED], 1);
+	iw_baseline_diffs_free(d, n);
+	iw_baseline_free(&b);
+	iw_run_free(run);
+	free(run);
+}

@@ -95,8 +95,11 @@ int iw_run_finish(const iw_run_outputs *out, iw_baseline *b, iw_run *run, FILE *
 		fprintf(console, "  baseline written: %s\n", out->write_expect);
 	if (b) {
 		if (ndiffs) {
-			fprintf(console, "\n  %zu difference%s from the baseline %s:\n", ndiffs, ndiffs == 1 ? "" : "s",
-				out->expect);
+			fprintf(console, "\n  %zu difference%s from the baseline %s: %zu regression%s, %zu changed behaviour, "
+				"%zu not listed or not run, %zu now passing (listed in that order):\n", ndiffs,
+				ndiffs == 1 ? "" : "s", out->expect, b->ndiff[IW_DIFF_REGRESSION],
+				b->ndiff[IW_DIFF_REGRESSION] == 1 ? "" : "s", b->ndiff[IW_DIFF_OTHER_RULE],
+				b->ndiff[IW_DIFF_UNLISTED], b->ndiff[IW_DIFF_IMPROVED]);
 			/* The lines quote DUT text: the console writer's escaping is not at hand, so keep
 			 * printable ASCII and UTF-8, and show control characters as '?'. */
 			for (size_t i = 0; i < ndiffs; i++) {
