@@ -129,7 +129,8 @@ lane() {
 
 trap 'kill 0 2>/dev/null; exit 130' INT
 trap 'kill 0 2>/dev/null; exit 143' TERM
-make --no-print-directory all >"$LOGS/build.log" 2>&1 || { cat "$LOGS/build.log"; echo "stages: 0 passed, 1 failed"; exit 1; }
+# The build the lanes share, before them, every core on it.
+make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" all >"$LOGS/build.log" 2>&1 || { cat "$LOGS/build.log"; echo "stages: 0 passed, 1 failed"; exit 1; }
 if [ -f /usr/include/rdma/rdma_cma.h ]; then
 	make --no-print-directory reflector >"$LOGS/reflector.log" 2>&1 || { cat "$LOGS/reflector.log"; echo "stages: 0 passed, 1 failed"; exit 1; }
 fi
