@@ -20,8 +20,9 @@
 # held-segment cases must FAIL citing MPA-5.4.1-01. Each case's pcap is read by tshark: every
 # data segment sent behind the highest octet sent before it must be flagged out-of-order or
 # retransmission, each case must have at least one, and the lost segment must show the DUT's
-# three duplicate ACKs and a fast retransmission. Before any of that, and without root: the
-# tcp.* cases SKIP (never PASS) when the run has no raw link.
+# duplicate ACKs (two at least: tshark's bound for a fast retransmission) and a fast
+# retransmission. Before any of that, and without root: the tcp.* cases SKIP (never PASS) when
+# the run has no raw link.
 #
 # Needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN), /dev/net/tun and iproute2: without them it
 # prints SKIP and the reason, except under CI=true, where it fails. The namespace (named with
@@ -281,11 +282,15 @@ if command -v tshark >/dev/null 2>&1; then
 			bad "$id.pcap: $behind segment(s) sent behind the highest octet, $unflagged not flagged by tshark; at least 1, all flagged expected"
 		fi
 		case $id in
+		# The harness retransmits after three ACKs of the hole's start; the first of them may be
+		# the delayed ACK of the segment before the hole, which tshark does not call a duplicate
+		# (the case's own note; seen in a fresh clone's make test under load: 2 and 1). tshark's
+		# fast retransmission needs two duplicates before it: that is the bound.
 		tcp.lost-segment*)
-			if [ "$dup" -ge 3 ] && [ "$fast" -ge 1 ]; then
+			if [ "$dup" -ge 2 ] && [ "$fast" -ge 1 ]; then
 				ok "$id.pcap: $dup duplicate ACKs from the DUT, $fast fast retransmission(s)"
 			else
-				bad "$id.pcap: $dup duplicate ACKs and $fast fast retransmissions; at least 3 and 1 expected"
+				bad "$id.pcap: $dup duplicate ACKs and $fast fast retransmissions; at least 2 and 1 expected"
 			fi ;;
 		esac
 	done
