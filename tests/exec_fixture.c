@@ -114,12 +114,30 @@ size_t send_fpdu(const char *payload, uint8_t *out, size_t cap)
 	return n;
 }
 
-void run_against_cfg(scripted_dut *d, const char *text, const exec_cfg *cfg, iw_run *run)
+void run_text_with(const char *text, const char *name, iw_run_opts *o, iw_run *run)
 {
 	memset(run, 0, sizeof *run);
 	iw_case *c = NULL;
 	iw_err e;
-	CHECK_EQ(iw_case_parse(text, strlen(text), "test_exec.iwt", &c, &e), IW_OK);
+	CHECK_EQ(iw_case_parse(text, strlen(text), name, &c, &e), IW_OK);
+	o->seed = 1;
+	iw_driver *drv = NULL;
+	CHECK_EQ(iw_driver_open(&drv, &o->dut, &e), IW_OK);
+	run->cases = calloc(1, sizeof *run->cases);
+	run->ncases = run->capcases = 1;
+	iw_case_result *r = &run->cases[0];
+	if (c)
+		iw_result_set_case(r, c);
+	r->verdict = IW_PASS;
+	if (drv && c)
+		iw_exec_case(c, o->dut.profile, IW_ROLE_RESPONDER, o, drv, r);
+	iw_driver_close(drv);
+	iw_case_free(c);
+}
+
+void run_against_cfg(scripted_dut *d, const char *text, const exec_cfg *cfg, iw_run *run)
+{
+	iw_err e;
 	iw_run_opts o;
 	memset(&o, 0, sizeof o);
 	iw_dut_config_default(&o.dut);
@@ -136,19 +154,7 @@ void run_against_cfg(scripted_dut *d, const char *text, const exec_cfg *cfg, iw_
 		if (cfg->profile)
 			o.dut.profile = iw_profile_get(cfg->profile);
 	}
-	o.seed = 1;
-	iw_driver *drv = NULL;
-	CHECK_EQ(iw_driver_open(&drv, &o.dut, &e), IW_OK);
-	run->cases = calloc(1, sizeof *run->cases);
-	run->ncases = run->capcases = 1;
-	iw_case_result *r = &run->cases[0];
-	if (c)
-		iw_result_set_case(r, c);
-	r->verdict = IW_PASS;
-	if (drv && c)
-		iw_exec_case(c, o.dut.profile, IW_ROLE_RESPONDER, &o, drv, r);
-	iw_driver_close(drv);
-	iw_case_free(c);
+	run_text_with(text, "test_exec.iwt", &o, run);
 }
 
 char *case_text(const char *path)
@@ -164,4 +170,14 @@ char *case_text(const char *path)
 		return NULL;
 	}
 	return buf;
+}
+
+const char *iwspec_binary(void)
+{
+	const char *env = getenv("IWSPEC");
+	if (env && access(env, X_OK) == 0)
+		return env;
+	if (access("build/iwspec", X_OK) == 0)
+		return "build/iwspec";
+	return NULL;
 }

@@ -13,6 +13,7 @@
 
 #include "profile.h"
 #include "result.h"
+#include "runner.h"
 
 /* A DUT that reads the harness's Request (min_read octets of it, 20 when 0), answers with
  * `reply`, then, once the harness has sent anything more, with `after`; it then reads until the
@@ -48,10 +49,17 @@ typedef struct exec_cfg {
 	enum iw_profile_id profile; /* 0 (culley-mpa-02, which has no Request): rfc5044 */
 } exec_cfg;
 
+/* Runs the case text (named name in messages) with o, a responder DUT's options, seed 1; the
+ * result is run->cases[0] (free with iw_run_free(run)). */
+void run_text_with(const char *text, const char *name, iw_run_opts *o, iw_run *run);
+
 /* Runs the case text (cfg may be NULL) against d; the result is run->cases[0] (free with
  * iw_run_free(run)). */
 void run_against_cfg(scripted_dut *d, const char *text, const exec_cfg *cfg, iw_run *run);
 #define run_against(d, text, run) run_against_cfg((d), (text), NULL, (run))
+
+/* The iwspec binary a test may run: $IWSPEC when executable, else build/iwspec, else NULL. */
+const char *iwspec_binary(void);
 
 /* The text of a case file of the catalog (tests run from the repository's top), or NULL;
  * free it. */

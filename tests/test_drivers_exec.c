@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec_fixture.h"
 #include "iw_proto.h"
 #include "mpa_frame.h"
 #include "net.h"
@@ -134,16 +135,6 @@ TEST(drivers_exec_initiator_needs_a_connection)
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
 	CHECK(!f.present);
 	iw_driver_close(d);
-}
-
-static const char *iwspec_binary(void)
-{
-	const char *env = getenv("IWSPEC");
-	if (env && access(env, X_OK) == 0)
-		return env;
-	if (access("build/iwspec", X_OK) == 0)
-		return "build/iwspec";
-	return NULL;
 }
 
 TEST(drivers_exec_iwspec_serve)

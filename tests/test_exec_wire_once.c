@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
-#include "driver.h"
 #include "exec_fixture.h"
 #include "iw_conn.h"
 #include "runner.h"
@@ -25,10 +23,7 @@ static void run_ref_mutant(const char *path, const char *mutant, iw_run *run)
 	CHECK(text != NULL);
 	if (!text)
 		return;
-	iw_case *c = NULL;
 	iw_err e;
-	CHECK_EQ(iw_case_parse(text, strlen(text), path, &c, &e), IW_OK);
-	free(text);
 	iw_run_opts o;
 	memset(&o, 0, sizeof o);
 	iw_dut_config_default(&o.dut);
@@ -36,19 +31,8 @@ static void run_ref_mutant(const char *path, const char *mutant, iw_run *run)
 	o.dut.profile = iw_profile_get(IW_PROFILE_RFC5044);
 	o.dut.role = IW_ROLE_RESPONDER;
 	o.dut.case_timeout_ms = 5000;
-	o.seed = 1;
-	iw_driver *drv = NULL;
-	CHECK_EQ(iw_driver_open(&drv, &o.dut, &e), IW_OK);
-	run->cases = calloc(1, sizeof *run->cases);
-	run->ncases = run->capcases = 1;
-	iw_case_result *r = &run->cases[0];
-	if (c)
-		iw_result_set_case(r, c);
-	r->verdict = IW_PASS;
-	if (drv && c)
-		iw_exec_case(c, o.dut.profile, IW_ROLE_RESPONDER, &o, drv, r);
-	iw_driver_close(drv);
-	iw_case_free(c);
+	run_text_with(text, path, &o, run);
+	free(text);
 }
 
 TEST(exec_wire_log_shows_a_terminate_once_before_the_fin)

@@ -13,6 +13,7 @@
 
 #include "case.h"
 #include "check.h"
+#include "exec_fixture.h"
 #include "cmd_fuzz.h"
 #include "net.h"
 #include "netfuzz.h"
@@ -507,16 +508,6 @@ TEST(netfuzz_finding_is_written_after_the_time_ran_out)
 		handle_spent(s, p, &f, "frame", 1);
 	free(p);
 	nf_session_close(s);
-}
-
-static const char *iwspec_binary(void)
-{
-	const char *env = getenv("IWSPEC");
-	if (env && access(env, X_OK) == 0)
-		return env;
-	if (access("build/iwspec", X_OK) == 0)
-		return "build/iwspec";
-	return NULL;
 }
 
 /* The same for a process crash (tests/cli/netfuzz.sh's crash-short-ulpdu, whose case went

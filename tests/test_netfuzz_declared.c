@@ -14,26 +14,17 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "exec_fixture.h"
 #include "cli.h"
 #include "cmd_fuzz.h"
 #include "net.h"
 #include "netfuzz.h"
 
-static const char *serve_binary(void)
-{
-	const char *env = getenv("IWSPEC");
-	if (env && access(env, X_OK) == 0)
-		return env;
-	if (access("build/iwspec", X_OK) == 0)
-		return "build/iwspec";
-	return NULL;
-}
-
 /* A session against `iwspec serve ARGS` run by the exec: driver, with the configuration lines
  * conf ("key=value;key=value", or NULL). NULL when there is no binary to run (said) or on error. */
 static nf_session *open_serve(const char *test, const char *args, const char *conf, iw_err *e)
 {
-	const char *bin = serve_binary();
+	const char *bin = iwspec_binary();
 	if (!bin) {
 		printf("  %s: skipped: no build/iwspec (nor $IWSPEC)\n", test);
 		return NULL;
