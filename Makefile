@@ -164,7 +164,7 @@ cli.%:
 # wait on DUT timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers,
 # which skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
 CLI_GCC     := check_octets rows siw_series mutants decode_capture tshark_check rawtcp coverage rping perftest install reflector wait_dut fuzz_console fuzz_declared
-CLI_HOSTILE := fuzz_hostile hostile hostile_run
+CLI_HOSTILE := fuzz_hostile hostile hostile_run lab_walkthrough
 CLI_SAN     := run vectors netfuzz report crosscheck
 test-cli: $(BUILD)/iwspec
 	sh tools/check-octets.sh
@@ -172,10 +172,11 @@ test-cli: $(BUILD)/iwspec
 	@$(call cli_run,$(CLI_JOBS)) $(addprefix cli.,$(CLI_GCC))
 	@if [ -n "$(CLI_ALL)" ]; then $(MAKE) --no-print-directory test-hostile SAN_CLI_IWSPEC=$(BUILD)/iwspec SAN_CLI_ENV= san-cli; fi
 
-# The CLI scripts against hostile DUTs: a minute of waiting on timeouts for little CPU, so
-# make test runs them beside the CPU-bound stages (tools/test-all.sh), all three at once.
+# The CLI scripts that mostly wait (hostile DUTs' timeouts, a lab's loop against iwspec serve's
+# mutants): minutes of waiting for little CPU, so make test runs them beside the CPU-bound stages
+# (tools/test-all.sh), all four at once.
 test-hostile: $(BUILD)/iwspec
-	@$(call cli_run,3) $(addprefix cli.,$(CLI_HOSTILE))
+	@$(call cli_run,4) $(addprefix cli.,$(CLI_HOSTILE))
 
 # Real Linux siw (tools/siw-guest/) as the DUT in both roles, against duts/linux-siw.*.expect.
 interop: $(BUILD)/iwspec

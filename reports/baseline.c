@@ -109,6 +109,15 @@ static int parse_line(iw_baseline *b, const char *p, const char *end, int line, 
 			if (!close || close - p - 1 <= 0 || (size_t)(close - p - 1) >= sizeof x.req)
 				return iw_errf(e, IW_EINVAL, "%s:%d: a pinned requirement is written [REQ-ID]", b->name, line);
 			memcpy(x.req, p + 1, (size_t)(close - p - 1));
+			p = skip_ws(close + 1, end);
+		}
+		if (p < end && *p == '{') {
+			const char *close = memchr(p, '}', (size_t)(end - p));
+			if (!close || close - p - 1 <= 0 || (size_t)(close - p - 1) >= sizeof x.outcomes)
+				return iw_errf(e, IW_EINVAL, "%s:%d: a pinned outcome is written {OUTCOME} or "
+					       "{OUTCOME|OUTCOME}, at most %zu characters", b->name, line,
+					       sizeof x.outcomes - 1);
+			memcpy(x.outcomes, p + 1, (size_t)(close - p - 1));
 		}
 	}
 	for (size_t i = 0; i < b->n; i++)
@@ -250,6 +259,20 @@ static void line_reason(const iw_case_result *r, char *buf, size_t cap)
 			*p = ' ';
 }
 
+/* Whether s (at most cap octets) is one of the pins A|B|... */
+static bool one_of_pins(const char *pins, const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap);
+	for (const char *o = pins; *o;) {
+		const char *bar = strchr(o, '|');
+		size_t len = bar ? (size_t)(bar - o) : strlen(o);
+		if (len == n && !memcmp(o, s, n))
+			return true;
+		o += bar ? len + 1 : len;
+	}
+	return false;
+}
+
 size_t iw_baseline_compare(iw_baseline *b, const iw_run *run, char ***out)
 {
 	dlist l = {0};
@@ -275,8 +298,10 @@ size_t iw_baseline_compare(iw_baseline *b, const iw_run *run, char ***out)
 		enum iw_verdict v = verdict_of(r);
 		line_reason(r, why, sizeof why);
 		if (!x) {
-			add(&l, IW_DIFF_UNLISTED, "%s: got %s, which the baseline does not list%s%s", name, iw_verdict_name(v),
-			    why[0] ? ": " : "", why);
+			/* A new case that fails is a failure the baseline does not know: worse. */
+			bool worse = v == IW_FAIL || v == IW_WARN || v == IW_ERROR;
+			add(&l, worse ? IW_DIFF_REGRESSION : IW_DIFF_UNLISTED, "%s: got %s, which the baseline does not list%s%s%s",
+			    name, iw_verdict_name(v), worse ? " (a regression)" : "", why[0] ? ": " : "", why);
 			continue;
 		}
 		x->used = true;
@@ -290,18 +315,25 @@ size_t iw_baseline_compare(iw_baseline *b, const iw_run *run, char ***out)
 				/* Milder, not better: the DUT does something else now (it delivers the
 				 * corrupt data where it sent the wrong code), which a SHOULD case holds. */
 				hint = " (the DUT's behaviour changed)";
-				k = IW_DIFF_OTHER_RULE;
+				k = IW_DIFF_CHANGED;
 			} else if (v == IW_FAIL || v == IW_WARN || v == IW_ERROR) {
 				hint = " (a regression)";
 			}
 			add(&l, k, "%s: expected %s (%s line %d), got %s%s%s%s", name, x->verdicts, b->name, x->line,
 			    iw_verdict_name(v), hint, why[0] ? ": " : "", why);
-		} else if (x->req[0] && (v == IW_FAIL || v == IW_WARN) && strncmp(x->req, r->failed_req, sizeof r->failed_req)) {
+		} else if (x->req[0] && (v == IW_FAIL || v == IW_WARN) && !one_of_pins(x->req, r->failed_req, sizeof r->failed_req)) {
 			/* The pin is the rule a FAIL or WARN rests on; a line that allows a PASS too
 			 * ("WARN|PASS : [REQ]") has nothing to pin when the case passes. */
-			add(&l, IW_DIFF_OTHER_RULE, "%s: expected %s on [%s] (%s line %d), got %s on [%.31s]: %s", name,
+			add(&l, IW_DIFF_CHANGED, "%s: expected %s on [%s] (%s line %d), got %s on [%.31s]%s%.63s%s: %s", name,
 			    iw_verdict_name(v), x->req, b->name, x->line, iw_verdict_name(v),
-			    r->failed_req[0] ? r->failed_req : "no requirement", why);
+			    r->failed_req[0] ? r->failed_req : "no requirement", r->outcome[0] ? " after {" : "",
+			    r->outcome, r->outcome[0] ? "}" : "", why);
+		} else if (x->outcomes[0] && (v == IW_FAIL || v == IW_WARN) && r->outcome[0] &&
+			   !one_of_pins(x->outcomes, r->outcome, sizeof r->outcome)) {
+			/* The verdict and rule hold, the DUT did something else to earn them. */
+			add(&l, IW_DIFF_CHANGED, "%s: expected %s after the DUT's {%s} (%s line %d), got %s after {%.63s} "
+			    "(the DUT's behaviour changed): %s", name, iw_verdict_name(v), x->outcomes, b->name, x->line,
+			    iw_verdict_name(v), r->outcome, why);
 		}
 	}
 	/* Entries no result matched: a case the baseline expects that did not run. An interrupted
@@ -353,7 +385,8 @@ int iw_baseline_write(const iw_run *run, const char *path, iw_err *e)
 		return -1;
 	bool multi = !strcmp(run->profile, "all");
 	iw_atomic_puts(af, "# iwspec baseline: the expected verdict of each case, for `iwspec run --expect FILE`.\n"
-			   "# CASE-ID[@PROFILE] VERDICT [: [REQ-ID] pinned reason]   (docs/reports.md, Baselines)\n");
+			   "# CASE-ID[@PROFILE] VERDICT [: [REQ-ID] {OUTCOME} note]   (docs/reports.md, Baselines)\n"
+			   "# [REQ-ID]: the rule a FAIL or WARN rests on; {OUTCOME}: what the DUT did (A|B: either)\n");
 	char t[40];
 	iw_text_time(run->start_unix_ms, true, t, sizeof t);
 	iw_atomic_printf(af, "# written from the run of %s: iwspec %.31s (%.47s), profile %.15s, seed %llu\n", t,
@@ -387,12 +420,20 @@ int iw_baseline_write(const iw_run *run, const char *path, iw_err *e)
 			line_reason(r, why, sizeof why);
 			char *safe = iw_text_console(why, strlen(why));
 			iw_atomic_puts(af, " :");
-			bool pinned = (v == IW_FAIL || v == IW_WARN) && r->failed_req[0];
-			if (pinned)
+			bool judged = v == IW_FAIL || v == IW_WARN;
+			if (judged && r->failed_req[0])
 				iw_atomic_printf(af, " [%.31s]", r->failed_req);
-			/* A note of our own may not start with '[': that would read as a pinned requirement. */
+			/* The outcome comes from the DUT's octets: braces or a bar in it would not read back. */
+			char *act = judged && r->outcome[0] ? iw_text_console(FIELD(r->outcome)) : NULL;
+			bool pin_outcome = act && !strpbrk(act, "{}|");
+			if (pin_outcome)
+				iw_atomic_printf(af, " {%s}", act);
+			free(act);
+			/* A note may not start with what would read as a pin still to come. */
+			bool misread = safe && !pin_outcome &&
+				       (*safe == '{' || (*safe == '[' && !(judged && r->failed_req[0])));
 			if (safe && *safe)
-				iw_atomic_printf(af, " %s%s", !pinned && *safe == '[' ? "reason: " : "", safe);
+				iw_atomic_printf(af, " %s%s", misread ? "reason: " : "", safe);
 			free(safe);
 		}
 		iw_atomic_puts(af, "\n");

@@ -111,6 +111,11 @@ static void one_case(hctx *h, const iw_case_result *r)
 			}
 		}
 		html_out(h, ".</p>\n");
+		if (r->outcome[0]) {
+			html_out(h, "<p>What the DUT did: <span class=\"mono\">");
+			html_esc(h, FIELD(r->outcome));
+			html_out(h, "</span> (a baseline pins it)</p>\n");
+		}
 	}
 	size_t nm = r->nmeasures < 8 ? r->nmeasures : 8;
 	for (size_t i = 0; i < nm; i++) {

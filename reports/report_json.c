@@ -84,6 +84,8 @@ static json_t *wire_json(jctx *c, const iw_wire_entry *w)
 	put(c, o, "t_us", jchk(c, json_integer(w->t_us)));
 	put(c, o, "what", jtext(c, FIELD(w->what)));
 	put(c, o, "summary", jtext(c, FIELD(w->summary)));
+	if (w->dir == IW_FROM_DUT)
+		put(c, o, "act", jtext(c, FIELD(w->act)));
 	size_t n = w->bytes ? w->nbytes : 0;
 	bool cut = n > IW_REPORT_HEX_MAX / 2;
 	size_t keep = cut ? IW_REPORT_HEX_MAX / 2 : n;
@@ -164,6 +166,7 @@ static json_t *case_json(jctx *c, const iw_case_result *r)
 	bool blame = r->failed_req[0] && r->fail_wire && r->fail_wire <= r->nwire;
 	put(c, o, "failed_wire", blame ? jchk(c, json_integer((json_int_t)(r->fail_wire - 1))) : json_null());
 	put(c, o, "failed_field", blame && r->fail_field[0] ? jtext(c, FIELD(r->fail_field)) : json_null());
+	put(c, o, "outcome", r->outcome[0] ? jtext(c, FIELD(r->outcome)) : json_null());
 	json_t *cap = jchk(c, json_object());
 	if (cap) {
 		put(c, cap, "octets", jchk(c, json_integer((json_int_t)r->tcp_octets)));

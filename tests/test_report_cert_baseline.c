@@ -243,10 +243,81 @@ TEST(reportcert_baseline_regressions_first_reasons_whole)
 		CHECK(strstr(d[2], "a.fixed") && strstr(d[2], "no longer fails"));
 	}
 	CHECK_EQ(b.ndiff[IW_DIFF_REGRESSION], 1);
-	CHECK_EQ(b.ndiff[IW_DIFF_OTHER_RULE], 1);
+	CHECK_EQ(b.ndiff[IW_DIFF_CHANGED], 1);
 	CHECK_EQ(b.ndiff[IW_DIFF_IMPROVED], 1);
 	iw_baseline_diffs_free(d, n);
 	iw_baseline_free(&b);
 	iw_run_free(run);
 	free(run);
+}
+
+/* Issue 38: a baseline pins what the DUT did. The same FAIL on the same rule after other
+ * behaviour (corrupt data delivered, where a Terminate had the wrong code) is a difference of its
+ * own kind; {A|B} pins a race; a written baseline pins the outcome and reads back; a new case
+ * that fails is a regression, not "unlisted". */
+TEST(reportcert_baseline_pins_the_outcome)
+{
+	iw_run *run = calloc(1, sizeof *run);
+	char *dir = rp_scratch_dir();
+	if (!run || !dir)
+		return;
+	iw_case_result *a = rc_add(run, "a.same-rule", IW_FAIL, "expected a Terminate, the DUT sent Send");
+	snprintf(a->failed_req, sizeof a->failed_req, "RFC5040-4.8-08");
+	snprintf(a->outcome, sizeof a->outcome, "Send");
+	iw_case_result *r = rc_add(run, "b.race", IW_FAIL, "closed");
+	snprintf(r->failed_req, sizeof r->failed_req, "RFC5040-7.1-02");
+	snprintf(r->outcome, sizeof r->outcome, "FIN");
+	iw_case_result *nw = rc_add(run, "c.new", IW_WARN, "new case");
+	snprintf(nw->failed_req, sizeof nw->failed_req, "MPA-7-02");
+	snprintf(nw->outcome, sizeof nw->outcome, "silence");
+	static const char base[] = "a.same-rule FAIL : [RFC5040-4.8-08] {Terminate LLP/0x0/0x22 (unknown MPA error)} x\n"
+				   "b.race FAIL : [RFC5040-7.1-02] {Terminate RDMAP/0x2/0x00|FIN} F18\n";
+	iw_baseline b;
+	iw_err e;
+	CHECK_EQ(iw_baseline_parse(&b, base, sizeof base - 1, "b", &e), IW_OK);
+	CHECK(b.n == 2 && !strcmp(b.e[0].outcomes, "Terminate LLP/0x0/0x22 (unknown MPA error)"));
+	char **d = NULL;
+	size_t n = compare(&b, run, &d);
+	CHECK_EQ(n, 2);
+	if (n == 2) {
+		CHECK(strstr(d[0], "c.new: got WARN, which the baseline does not list (a regression)") != NULL);
+		CHECK(strstr(d[1], "a.same-rule: expected FAIL after the DUT's {Terminate LLP/0x0/0x22 (unknown MPA "
+				   "error)}") && strstr(d[1], "got FAIL after {Send}"));
+	}
+	CHECK_EQ(b.ndiff[IW_DIFF_REGRESSION], 1);
+	CHECK_EQ(b.ndiff[IW_DIFF_CHANGED], 1);
+	iw_baseline_diffs_free(d, n);
+	iw_baseline_free(&b);
+	/* Either rule of a race holds: [A|B]. */
+	static const char two_rules[] = "b.race FAIL : [RFC5040-4.8-10|RFC5040-7.1-02] {Terminate RDMAP/0x2/0x00|FIN} F18\n";
+	CHECK_EQ(iw_baseline_parse(&b, two_rules, sizeof two_rules - 1, "b", &e), IW_OK);
+	n = compare(&b, run, &d);
+	CHECK(!any_diff(d, n, "b.race"));
+	iw_baseline_diffs_free(d, n);
+	iw_baseline_free(&b);
+	/* Either outcome of a race holds. */
+	snprintf(r->outcome, sizeof r->outcome, "Terminate RDMAP/0x2/0x00");
+	CHECK_EQ(iw_baseline_parse(&b, base, sizeof base - 1, "b", &e), IW_OK);
+	n = compare(&b, run, &d);
+	CHECK(!any_diff(d, n, "b.race"));
+	iw_baseline_diffs_free(d, n);
+	iw_baseline_free(&b);
+	/* Written and read back: pinned, no difference; a bad pin is a usage error. */
+	char path[256];
+	snprintf(path, sizeof path, "%s/base.txt", dir);
+	CHECK_EQ(iw_baseline_write(run, path, &e), 0);
+	char *t = rp_read_file(path, NULL);
+	CHECK(rc_contains(t, "a.same-rule FAIL : [RFC5040-4.8-08] {Send} expected a Terminate"));
+	free(t);
+	CHECK_EQ(iw_baseline_load(&b, path, &e), IW_OK);
+	n = iw_baseline_compare(&b, run, &d);
+	CHECK_EQ(n, 0);
+	iw_baseline_diffs_free(d, n);
+	iw_baseline_free(&b);
+	static const char bad[] = "a.same-rule FAIL : [RFC5040-4.8-08] {Send\n";
+	CHECK_EQ(iw_baseline_parse(&b, bad, sizeof bad - 1, "b", &e), IW_EINVAL);
+	CHECK(strstr(e.msg, "b:1: a pinned outcome is written {OUTCOME}") != NULL);
+	iw_run_free(run);
+	free(run);
+	rp_rm_rf(dir);
 }

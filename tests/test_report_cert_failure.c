@@ -50,6 +50,43 @@ TEST(reportcert_blame_entry_and_field)
 	free(r);
 }
 
+/* Issue 38: the outcome a baseline pins is what the DUT did, not the FIN behind it, nor the
+ * harness's own stimulus; nothing after the stimulus is "silence"; a PASS has none. */
+TEST(reportcert_outcome_is_what_the_dut_did)
+{
+	iw_case_result *r = calloc(1, sizeof *r);
+	if (!r)
+		return;
+	iw_result_wire(r, IW_TO_DUT, 1, 1, "fpdu", NULL, 0, "FPDU send: CRC defect");
+	iw_result_wire(r, IW_FROM_DUT, 1, 2, "fpdu", NULL, 0, "Terminate");
+	snprintf(r->wire[1].act, sizeof r->wire[1].act, "Terminate LLP/0x0/0x22 (unknown MPA error)");
+	iw_result_wire(r, IW_FROM_DUT, 1, 3, "fin", NULL, 0, "DUT closed its half (FIN)");
+	CHECK_STR(r->wire[2].act, "FIN");
+	r->verdict = IW_FAIL;
+	r->fail_wire = 3;
+	iw_result_outcome(r);
+	CHECK_STR(r->outcome, "Terminate LLP/0x0/0x22 (unknown MPA error)");
+	r->fail_wire = 2;
+	iw_result_outcome(r);
+	CHECK_STR(r->outcome, "Terminate LLP/0x0/0x22 (unknown MPA error)");
+	/* Another connection's events are not this one's answer. */
+	iw_result_wire(r, IW_TO_DUT, 2, 4, "connect", NULL, 0, "connect");
+	iw_result_wire(r, IW_FROM_DUT, 2, 5, "rst", NULL, 0, "RST");
+	r->fail_wire = 5;
+	iw_result_outcome(r);
+	CHECK_STR(r->outcome, "RST");
+	/* The harness's stimulus, and nothing after it. */
+	iw_result_wire(r, IW_TO_DUT, 1, 6, "fpdu", NULL, 0, "FPDU send");
+	r->fail_wire = 6;
+	iw_result_outcome(r);
+	CHECK_STR(r->outcome, "silence");
+	r->verdict = IW_PASS;
+	iw_result_outcome(r);
+	CHECK_STR(r->outcome, "");
+	iw_result_clear_wire(r);
+	free(r);
+}
+
 /* ---- the expectations in words ----------------------------------------------------- */
 
 TEST(reportcert_expected_text)

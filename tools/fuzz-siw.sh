@@ -229,6 +229,12 @@ for role in $ROLES; do
 		     else fuzz_fail=1; say "segment $seg: iwspec fuzz was stopped (SIGTERM): $sd.log" >&2; fi ;;
 		*) fuzz_fail=1; say "segment $seg: iwspec fuzz failed (exit $frc): $sd.log" >&2 ;;
 		esac
+		# Too little time left for one run (iwspec fuzz's exit 3 for zero runs): the campaign's
+		# end, not a dead guest.
+		if [ $frc -eq 3 ] && grep -q "no run was made: calibration left no time" "$sd.log"; then
+			say "segment $seg: too little time was left for a run; the campaign ends here"
+			break
+		fi
 		# Dead or stuck? The agent must still take a mark.
 		if [ $frc -eq 3 ] || ! mark "campaign check after segment $seg"; then
 			dead=$((dead + 1))

@@ -158,6 +158,10 @@ struct iw_step {
 	 * close after a Terminate rests on its own row, not on the Terminate code's); "" for the
 	 * case's first requirement. */
 	char rule[32];
+	/* `instead=ID` on `expect terminate`: the requirement another message in the Terminate's
+	 * place breaks, one the case cites (the echo of a Send whose CRC was bad is the CRC rule's
+	 * failure, not the Terminate's SHOULD); "" to rest it as any failure of the step. */
+	char instead[32];
 	size_t nargs;
 	iw_arg args[IW_CASE_MAX_ARGS];
 	size_t nalts;               /* IW_EXPECT_ONE_OF */

@@ -260,9 +260,9 @@ static int lex_relative(const char **pp, const char *end, value *v)
 	return 0;
 }
 
-/* `rule=ID` on an expectation: a requirement the case cites (its `requirement:` headers come
- * before the steps), taken whole to the next space. */
-static int rule_arg(parser *p, const char **pp, const char *end, iw_step *st)
+/* `rule=ID` on an expectation, `instead=ID` on `expect terminate`: a requirement the case cites
+ * (its `requirement:` headers come before the steps), taken whole to the next space, into dst. */
+static int rule_arg(parser *p, const char **pp, const char *end, const char *name, char *dst, size_t cap)
 {
 	const char *v = *pp;
 	while (*pp < end && !is_stop(**pp))
@@ -270,18 +270,19 @@ static int rule_arg(parser *p, const char **pp, const char *end, iw_step *st)
 	size_t n = (size_t)(*pp - v);
 	char b[64];
 	if (!n)
-		return cp_err(p, "argument 'rule' has no value (a requirement the case cites, e.g. rule=DDP-5-10)");
-	if (st->rule[0])
-		return cp_err(p, "'rule' given twice");
-	if (!cp_req_id_ok(v, n) || n >= sizeof st->rule)
-		return cp_err(p, "rule=%s is not a requirement ID (e.g. rule=RFC5040-7.1-03)", cp_show(v, n, b, sizeof b));
+		return cp_err(p, "argument '%s' has no value (a requirement the case cites, e.g. %s=DDP-5-10)", name, name);
+	if (dst[0])
+		return cp_err(p, "'%s' given twice", name);
+	if (!cp_req_id_ok(v, n) || n >= cap)
+		return cp_err(p, "%s=%s is not a requirement ID (e.g. %s=RFC5040-7.1-03)", name, cp_show(v, n, b, sizeof b),
+			      name);
 	for (size_t i = 0; i < p->c->nreqs; i++)
 		if (strlen(p->c->reqs[i].id) == n && !memcmp(p->c->reqs[i].id, v, n)) {
-			memcpy(st->rule, v, n);
-			st->rule[n] = '\0';
+			memcpy(dst, v, n);
+			dst[n] = '\0';
 			return 0;
 		}
-	return cp_err(p, "rule=%s is not a requirement this case cites: add `requirement: %s LEVEL` to its headers",
+	return cp_err(p, "%s=%s is not a requirement this case cites: add `requirement: %s LEVEL` to its headers", name,
 		      cp_show(v, n, b, sizeof b), cp_show(v, n, b, sizeof b));
 }
 
@@ -307,7 +308,13 @@ int cp_parse_args(parser *p, const char **pp, const char *end, iw_step *st, bool
 			if (t.nname == 0)
 				return cp_err(p, "missing argument name before '='");
 			if (cp_word_is(t.name, t.nname, "rule") && st->kind >= IW_EXPECT_REQUEST) {
-				rc = rule_arg(p, pp, end, st);
+				rc = rule_arg(p, pp, end, "rule", st->rule, sizeof st->rule);
+				if (rc)
+					return rc;
+				continue;
+			}
+			if (cp_word_is(t.name, t.nname, "instead") && st->kind == IW_EXPECT_TERMINATE) {
+				rc = rule_arg(p, pp, end, "instead", st->instead, sizeof st->instead);
 				if (rc)
 					return rc;
 				continue;

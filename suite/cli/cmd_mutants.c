@@ -61,12 +61,15 @@ static void usage(FILE *f)
 		"\n"
 		"A mutant is detected when a case that cites its requirement fails against it and passes\n"
 		"(or is skipped) against the clean DUT; a process-crash mutant only by a FAIL that carries\n"
-		"the DUT finding, and a robustness mutant only when the fuzzer finds it too.\n"
+		"the DUT finding, and a robustness mutant only when the fuzzer finds it too. Each failed\n"
+		"case is listed with the rule its failure rests on ('=' the mutant's own: the 'blamed'\n"
+		"column counts them) and what the DUT did; over all mutants, one rule after one outcome\n"
+		"must have one level (one behaviour, one severity).\n"
 		"\n"
 		"exit status: 0 the clean DUT passed and every mutant was detected by a case citing its\n"
 		"requirement (and the matrices agree), 1 otherwise (a clean FAIL or ERROR, a surviving\n"
-		"mutant, a mutant caught only by cases citing other requirements, matrices that differ,\n"
-		"a matrix unlike --expect's),\n"
+		"mutant, a mutant caught only by cases citing other requirements, a rule judged at two\n"
+		"levels after the same outcome, matrices that differ, a matrix unlike --expect's),\n"
 		"2 bad usage, 3 a run could not be made or read\n");
 }
 

@@ -59,6 +59,8 @@ typedef struct verdict {
 	char profile[24];
 	char verdict[8];
 	char failed_req[32];
+	char outcome[64];           /* what the DUT did (results.json's outcome), or "" */
+	bool held_weaker;           /* the case holds the rule below the catalog's level (a §6 position) */
 	bool cites;
 	bool finding;
 } verdict;
@@ -88,6 +90,7 @@ typedef struct mresult {
 	vlist caught;       /* FAIL/WARN against the mutant that the clean DUT does not have */
 	vlist errors;       /* ERROR against the mutant */
 	size_t citing;
+	size_t blamed;      /* caught cases whose failure rests on the mutant's requirement */
 	enum outcome out;
 	bool fuzz_run, fuzz_found;
 	char why[200];
@@ -123,6 +126,18 @@ void mu_run_jobs(job *jobs, size_t njobs, int n, bool progress);
 bool mu_judge(const job *jobs, size_t nj, int rep, const bool *cfg_used, const bool *in_run, const applies *ap,
 	      vlist *clean, int *clean_status, mresult *res);
 void mu_results_free(vlist *clean, mresult *res);
+
+/* cmd_mutants_severity.c. Every pair of a rule and an outcome the mutants' failures rest on
+ * (apart from a case holding its own steps weaker), with the levels seen (1 FAIL, 2 WARN, 3
+ * both) and a case at each; sorted by rule, then outcome. Returns how many pairs (*out malloc'd,
+ * the caller frees it) and sets *nsplit to those with both levels; -1 out of memory. */
+typedef struct sev_pair {
+	char req[32];
+	char outcome[64];
+	unsigned levels;
+	char fail_eg[200], warn_eg[200];
+} sev_pair;
+long mu_severity_pairs(const mresult *res, const bool *in_run, sev_pair **out, size_t *nsplit);
 
 /* cmd_mutants_matrix.c. The text of one matrix (no timings: repeats must give the same octets;
  * *fail_count: what makes the exit status 1), NULL out of memory; and its JSON, {"clean": [...],

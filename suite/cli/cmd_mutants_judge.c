@@ -56,6 +56,8 @@ static int read_results(const char *dir, const char *req, vlist *l, char *err, s
 		snprintf(v.profile, sizeof v.profile, "%s", str_or(c, "profile"));
 		snprintf(v.verdict, sizeof v.verdict, "%s", str_or(c, "verdict"));
 		snprintf(v.failed_req, sizeof v.failed_req, "%s", str_or(c, "failed_requirement"));
+		snprintf(v.outcome, sizeof v.outcome, "%s", str_or(c, "outcome"));
+		v.held_weaker = strstr(str_or(c, "reason"), ", held as ") != NULL;
 		json_t *f = json_object_get(c, "dut_finding");
 		v.finding = f && json_is_string(f);
 		json_t *reqs = json_object_get(c, "requirements"), *r;
@@ -168,13 +170,15 @@ static bool judge_run(const job *j, const vlist *clean, mresult *r)
 }
 
 /* A mutant's outcome once all its runs are in. */
-static void judge_mutant(const applies *a, mresult *r)
+static void judge_mutant(const iw_fault_info *m, const applies *a, mresult *r)
 {
 	sort_verdicts(&r->caught);
 	sort_verdicts(&r->errors);
 	bool exec = a->cfg == CFG_EXEC;
-	for (size_t q = 0; q < r->caught.n; q++)
+	for (size_t q = 0; q < r->caught.n; q++) {
 		r->citing += r->caught.v[q].cites && (!exec || r->caught.v[q].finding);
+		r->blamed += !strcmp(r->caught.v[q].failed_req, m->req);
+	}
 	if (r->out == OUT_BROKEN)
 		return;
 	if (r->caught.n == 0 && r->errors.n == 0)
@@ -205,7 +209,7 @@ bool mu_judge(const job *jobs, size_t nj, int rep, const bool *cfg_used, const b
 	}
 	for (int i = 1; i < IW_MUTANT_COUNT; i++)
 		if (in_run[i])
-			judge_mutant(&ap[i], &res[i]);
+			judge_mutant(iw_mutant_info((enum iw_mutant)i), &ap[i], &res[i]);
 	return all_read;
 }
 

@@ -63,8 +63,8 @@ char *mu_matrix_text(const opts *o, const vlist *clean, const int *clean_status,
 				OUT("    %-5s %s@%s [%s]\n", clean[c].v[i].verdict, clean[c].v[i].id, clean[c].v[i].profile,
 				    clean[c].v[i].failed_req);
 	}
-	OUT("\n%-10s %-26s %-13s %-9s %6s %6s  %s\n", "family", "mutant", "requirement", "result", "failed", "citing",
-	    "runs");
+	OUT("\n%-10s %-26s %-13s %-9s %6s %6s %6s  %s\n", "family", "mutant", "requirement", "result", "failed", "citing",
+	    "blamed", "runs");
 	int order[IW_MUTANT_COUNT], norder = mu_family_order(order);
 	(void)nres_total;
 	for (int oi = 0; oi < norder; oi++) {
@@ -72,15 +72,33 @@ char *mu_matrix_text(const opts *o, const vlist *clean, const int *clean_status,
 		if (!in_run[i])
 			continue;
 		const iw_fault_info *m = iw_mutant_info((enum iw_mutant)i);
-		OUT("%-10s %-26s %-13s %-9s %6zu %6zu  %s%s\n", m->family, m->name, m->req, mu_outcome_name[res[i].out],
-		    res[i].caught.n, res[i].citing, m->applies && *m->applies ? m->applies : "all",
+		OUT("%-10s %-26s %-13s %-9s %6zu %6zu %6zu  %s%s\n", m->family, m->name, m->req, mu_outcome_name[res[i].out],
+		    res[i].caught.n, res[i].citing, res[i].blamed, m->applies && *m->applies ? m->applies : "all",
 		    res[i].fuzz_run ? (res[i].fuzz_found ? ", fuzz: found" : ", fuzz: NOT FOUND") : "");
+	}
+	sev_pair *pairs = NULL;
+	size_t nsplit = 0;
+	long npairs = mu_severity_pairs(res, in_run, &pairs, &nsplit);
+	if (npairs < 0) {
+		free(s);
+		return NULL;
 	}
 	OUT("\nsummary: %d mutants: %d detected, %d survived, %d caught only by cases citing other requirements%s; "
 	    "clean DUT: %s\n",
 	    nm, det, surv, wrong, broken ? " (and some could not be run)" : "", cfails ? "FAIL/ERROR" : "no FAIL, no ERROR");
+	/* One behaviour, one severity (cmd_mutants_severity.c). */
+	/* The number of pairs is not printed: what a racing mutant did varies from run to run. */
+	(void)npairs;
+	OUT("one behaviour, one severity: %zu rules judged at two levels after the same DUT behaviour%s\n", nsplit,
+	    nsplit ? ":" : "");
+	for (long k = 0; k < npairs; k++)
+		if (pairs[k].levels == 3u)
+			OUT("  [%s] {%s}: FAIL in %s, WARN in %s\n", pairs[k].req, pairs[k].outcome, pairs[k].fail_eg,
+			    pairs[k].warn_eg);
+	free(pairs);
 	OUT("\nThe failed cases of each mutant ('+': the case cites the mutant's requirement; '!': the\n"
-	    "verdict carries a DUT process finding; [the requirement the failure was attributed to]):\n");
+	    "verdict carries a DUT process finding; [the requirement the failure rests on, '=' when it is\n"
+	    "the mutant's]; what the DUT did is in mutants.json, as some mutants race):\n");
 	for (int oi = 0; oi < norder; oi++) {
 		size_t i = (size_t)order[oi];
 		if (!in_run[i])
@@ -105,15 +123,15 @@ char *mu_matrix_text(const opts *o, const vlist *clean, const int *clean_status,
 				}
 				e++;
 			}
-			OUT("  %c%c %-5s %-50s [%s] %s\n", v->cites ? '+' : ' ', v->finding ? '!' : ' ', v->verdict, v->id,
-			    v->failed_req, profs);
+			OUT("  %c%c %-5s %-50s [%s%s] %s\n", v->cites ? '+' : ' ', v->finding ? '!' : ' ', v->verdict, v->id,
+			    !strcmp(v->failed_req, m->req) ? "=" : "", v->failed_req, profs);
 			k = e;
 		}
 		for (size_t k = 0; k < r->errors.n; k++)
 			OUT("     ERROR %-50s %s\n", r->errors.v[k].id, r->errors.v[k].profile);
 	}
 #undef OUT
-	*fail_count = surv + wrong + broken + cfails;
+	*fail_count = surv + wrong + broken + cfails + (int)nsplit;
 	return s;
 }
 
@@ -122,9 +140,10 @@ static void json_matrix(json_t *arr, const vlist *l)
 {
 	for (size_t k = 0; k < l->n; k++) {
 		const verdict *v = &l->v[k];
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s?,s:b,s:b}", "id", v->id, "profile", v->profile,
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s?,s:s?,s:b,s:b}", "id", v->id, "profile", v->profile,
 						     "verdict", v->verdict, "failed_requirement",
-						     v->failed_req[0] ? v->failed_req : NULL, "cites", v->cites, "dut_finding",
+						     v->failed_req[0] ? v->failed_req : NULL, "outcome",
+						     v->outcome[0] ? v->outcome : NULL, "cites", v->cites, "dut_finding",
 						     v->finding));
 	}
 }
@@ -144,6 +163,7 @@ json_t *mu_matrix_json(const vlist *clean, const int *clean_status, const mresul
 				       m->applies && *m->applies ? m->applies : "all", "result", mu_outcome_name[res[i].out],
 				       "failed", (json_int_t)res[i].caught.n, "citing", (json_int_t)res[i].citing, "caught",
 				       caught, "errors", errs, "seconds", res[i].secs);
+		json_object_set_new(jo, "blamed", json_integer((json_int_t)res[i].blamed));
 		if (res[i].fuzz_run)
 			json_object_set_new(jo, "fuzz_found", json_boolean(res[i].fuzz_found));
 		if (res[i].why[0])

@@ -71,8 +71,12 @@ static void usage(FILE *f)
 		"  --no-progress      no live progress line\n"
 		"  --html             also write report.html: one self-contained file for a lab or a vendor\n"
 		"  --pcap             also write pcap/<case>.pcap: each case's own connections, for Wireshark\n"
-		"  --expect FILE      compare every verdict with a baseline (CASE-ID[@PROFILE] VERDICT [: reason]\n"
-		"                     per line); any difference, either way, makes the exit status 1\n"
+		"  --expect FILE      compare every result with a baseline (CASE-ID[@PROFILE] VERDICT\n"
+		"                     [: [REQ-ID] {OUTCOME} note] per line: the verdict, the rule a FAIL or WARN\n"
+		"                     rests on, what the DUT did); differences are listed regressions first\n"
+		"  --expect-fail-on WHAT  which differences make the exit status 1: any (the default: every\n"
+		"                     difference, a known failure now passing too) or regressions (a worse\n"
+		"                     verdict, a new case that fails, the same verdict after other behaviour)\n"
 		"  --write-expect FILE  write this run's verdicts as a baseline\n"
 		"  --raw-link NETNS:IFNAME  connect to a tcp: DUT over the raw segment path: the harness's own TCP\n"
 		"                     through the TAP device IFNAME in namespace NETNS (docs/raw-segments.md);\n"
@@ -91,8 +95,9 @@ static void usage(FILE *f)
 		"Every argument is checked before anything runs (the report directory is created then).\n"
 		"\n"
 		"exit status: 0 no case failed and at least one ran, 1 a case failed (with --expect: a result\n"
-		"differs from the baseline), 2 bad usage or configuration (a bad option, a missing case file,\n"
-		"an empty or unreadable DUT configuration, a report directory that cannot be written),\n"
+		"differs from the baseline as --expect-fail-on counts), 2 bad usage or configuration (a bad\n"
+		"option, a missing case file, an empty or unreadable DUT configuration, a report directory\n"
+		"that cannot be written),\n"
 		"3 no case selected or ran, a harness error, or the DUT could not be reached (the run stopped,\n"
 		"with --wait-dut once the wait ran out; the reports hold the cases that ran, marked\n"
 		"incomplete), 4 the DUT contradicts its declared configuration (every ERROR is a case that\n"
@@ -123,11 +128,12 @@ int cmd_run(int argc, char **argv)
 		{"expect", required_argument, 0, 'E'},  {"write-expect", required_argument, 0, 'W'},
 		{"jobs", required_argument, 0, 'j'},    {"help", no_argument, 0, 'h'},
 		{"keep-going", no_argument, 0, 'k'},    {"raw-link", required_argument, 0, 'R'},
-		{"wait-dut", required_argument, 0, 'w'},
+		{"wait-dut", required_argument, 0, 'w'},  {"expect-fail-on", required_argument, 0, 'F'},
 		{0, 0, 0, 0},
 	};
 	const char *raw_link = NULL;
 	const char *wait = NULL;
+	const char *fail_on = NULL;
 	int64_t wait_ms = 0;
 	char wait_how[80];
 	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *select = NULL, *case_dir = NULL;
@@ -192,6 +198,12 @@ int cmd_run(int argc, char **argv)
 		case 'H': outs.html = true; break;
 		case 'P': outs.pcap = true; break;
 		case 'E': outs.expect = optarg; break;
+		case 'F':
+			if (strcmp(optarg, "any") && strcmp(optarg, "regressions"))
+				return bad("--expect-fail-on takes any or regressions, not '%s'", optarg);
+			outs.fail_on_regressions = !strcmp(optarg, "regressions");
+			fail_on = optarg;
+			break;
 		case 'W': outs.write_expect = optarg; break;
 		case 'h': usage(stdout); return IW_EXIT_OK;
 		default:
@@ -205,6 +217,9 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'; see 'iwspec run --help'", argv[optind]);
+	if (fail_on && !outs.expect)
+		return bad("--expect-fail-on %s needs --expect FILE: it says which differences from a baseline fail "
+			   "the run", fail_on);
 	iw_dut_config_default(&o.dut);
 	iw_err e;
 	if (config && iw_cli_check_dut_config(config, &e))

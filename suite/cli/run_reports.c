@@ -98,7 +98,7 @@ int iw_run_finish(const iw_run_outputs *out, iw_baseline *b, iw_run *run, FILE *
 			fprintf(console, "\n  %zu difference%s from the baseline %s: %zu regression%s, %zu changed behaviour, "
 				"%zu not listed or not run, %zu now passing (listed in that order):\n", ndiffs,
 				ndiffs == 1 ? "" : "s", out->expect, b->ndiff[IW_DIFF_REGRESSION],
-				b->ndiff[IW_DIFF_REGRESSION] == 1 ? "" : "s", b->ndiff[IW_DIFF_OTHER_RULE],
+				b->ndiff[IW_DIFF_REGRESSION] == 1 ? "" : "s", b->ndiff[IW_DIFF_CHANGED],
 				b->ndiff[IW_DIFF_UNLISTED], b->ndiff[IW_DIFF_IMPROVED]);
 			/* The lines quote DUT text: the console writer's escaping is not at hand, so keep
 			 * printable ASCII and UTF-8, and show control characters as '?'. */
@@ -143,6 +143,8 @@ int iw_run_finish(const iw_run_outputs *out, iw_baseline *b, iw_run *run, FILE *
 	size_t ran = run->ncases - run->counts[IW_SKIP];
 	if (werr || ran == 0)
 		return IW_EXIT_ERROR;
+	if (b && out->fail_on_regressions)
+		return b->ndiff[IW_DIFF_REGRESSION] + b->ndiff[IW_DIFF_CHANGED] ? IW_EXIT_FAIL : IW_EXIT_OK;
 	if (b)
 		return ndiffs ? IW_EXIT_FAIL : IW_EXIT_OK;
 	if (run->counts[IW_ERROR])

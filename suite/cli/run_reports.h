@@ -17,6 +17,8 @@ typedef struct iw_run_outputs {
 	bool pcap;                  /* --pcap */
 	const char *expect;         /* --expect FILE: the baseline to compare with, or NULL */
 	const char *write_expect;   /* --write-expect FILE, or NULL */
+	bool fail_on_regressions;   /* --expect-fail-on regressions: only regressions and changed
+				     * behaviour make the exit status 1, not what improved or is unlisted */
 } iw_run_outputs;
 
 /* Exit status of an interrupted run: 128 + the signal (130 SIGINT, 143 SIGTERM). */
@@ -31,7 +33,8 @@ typedef struct iw_run_outputs {
  *                  harness error
  *   4              (without a baseline) every ERROR is a DUT that contradicted its declared
  *                  configuration (iw_case_result.dut_contradicts), said once on console
- *   1              a difference from the baseline; without one, a case failed
+ *   1              a difference from the baseline (with fail_on_regressions: a regression or
+ *                  changed behaviour); without one, a case failed
  *   0              otherwise
  */
 int iw_run_finish(const iw_run_outputs *out, iw_baseline *b, iw_run *run, FILE *console);

@@ -33,7 +33,7 @@ static bool no_fpdus_here(ctx *x, const char *where, const char *req, const char
 {
 	hconn *h = x->h;
 	size_t n = ex_avail(x);
-	ex_wire_in(x, "raw", h->in_cur, n, "%zu octets %s", n, why);
+	ex_wire_in(x, "raw", NULL, h->in_cur, n, "%zu octets %s", n, why);
 	h->in_cur = h->in_len;
 	return ex_fail_frame(x, req, "%s: the DUT sent %zu octets %s", where, n, why);
 }
@@ -69,11 +69,11 @@ static void show_rest(ctx *x, bool failed)
 	hconn *h = x->h;
 	size_t n = ex_avail(x);
 	if (n && failed) {
-		ex_wire_in(x, "raw", h->in_cur, n, "%zu more octets, not judged after the failure", n);
+		ex_wire_in(x, "raw", NULL, h->in_cur, n, "%zu more octets, not judged after the failure", n);
 		h->in_cur = h->in_len;
 	} else if (n) {
 		/* Only an incomplete startup frame stays unconsumed (FPDU octets go into the decoder). */
-		ex_wire_in(x, "raw", h->in_cur, n, "%zu octets of an incomplete %s, not judged", n,
+		ex_wire_in(x, "raw", NULL, h->in_cur, n, "%zu octets of an incomplete %s, not judged", n,
 			   ex_kind_name(x->dut_role == IW_ROLE_RESPONDER ? IW_MPA_REPLY : IW_MPA_REQUEST));
 		h->in_cur = h->in_len;
 	}
@@ -111,7 +111,7 @@ bool ex_take_arrivals(ctx *x, const char *where, bool final)
 			/* The decoder refused the stream (a failure was recorded then): it would swallow
 			 * the rest unseen, so the rest is shown as it came. */
 			size_t n = ex_avail(x);
-			ex_wire_in(x, "raw", h->in_cur, n, "%zu octets after the stream failed to decode, not judged", n);
+			ex_wire_in(x, "raw", NULL, h->in_cur, n, "%zu octets after the stream failed to decode, not judged", n);
 			h->in_cur = h->in_len;
 			break;
 		}

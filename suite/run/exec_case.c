@@ -347,8 +347,10 @@ static void judge_failure(ctx *x, iw_case_result *r)
 		lvl = cited->level;
 		known = iw_req_level(x->fail_req, &lvl, &kw);
 	}
-	/* A case may hold what it cites weaker than the catalog (a §6 position), never stronger. */
-	bool held_weaker = cited && known && cited->level > lvl;
+	/* A case may hold what it cites weaker than the catalog (a §6 position), never stronger; its
+	 * own steps only: a rule the checks made on every frame found broken is held at its level,
+	 * as in every other case (one behaviour, one severity). */
+	bool held_weaker = cited && known && cited->level > lvl && x->fail_by == EX_BY_CASE;
 	if (held_weaker || (cited && !known))
 		lvl = cited->level;
 	snprintf(r->failed_req, sizeof r->failed_req, "%s", x->fail_req);
@@ -536,5 +538,6 @@ void iw_exec_case(const iw_case *c, const iw_profile *p, int dut_role, const iw_
 			snprintf(r->reason, sizeof r->reason, "measured %s = %s", r->measures[0].name, v);
 		}
 	}
+	iw_result_outcome(r);
 	free(x);
 }

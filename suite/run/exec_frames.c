@@ -207,13 +207,17 @@ int ex_frame_take(ctx *x, enum iw_mpa_kind kind, iw_mpa_frame *fout, size_t *nee
 	if (rc != IW_OK) {
 		size_t n = ex_avail(x) < 512 ? ex_avail(x) : 512;
 		if (n)
-			ex_wire_in(x, "raw", x->h->in_cur, n, "%zu octets that do not decode as a %s: %s", n,
+			ex_wire_in(x, "raw", NULL, x->h->in_cur, n, "%zu octets that do not decode as a %s: %s", n,
 				   ex_kind_name(kind), e->msg);
 		return EX_TAKE_NOT_FRAME;
 	}
 	char sum[200];
 	frame_summary(&f, sum, sizeof sum);
-	ex_wire_in(x, kind == IW_MPA_REPLY ? "reply" : "request", x->h->in_cur, flen, "%s %s (%zu octets)",
+	/* What the DUT did: the frame and what it says (rejects, which revision, markers, CRCs). */
+	char act[64];
+	snprintf(act, sizeof act, "%s%s M=%d C=%d R=%d Rev=%u", ex_kind_name(kind),
+		 memcmp(f.key, iw_mpa_key(kind), IW_MPA_KEY_LEN) ? " (wrong key)" : "", f.m, f.c, f.r, f.rev);
+	ex_wire_in(x, kind == IW_MPA_REPLY ? "reply" : "request", act, x->h->in_cur, flen, "%s %s (%zu octets)",
 		   ex_kind_name(kind), sum, flen);
 	x->h->got_frame = f;
 	x->h->got_frame.pd = NULL;
@@ -288,7 +292,7 @@ bool ex_exp_frame(ctx *x, const iw_step *s, enum iw_mpa_kind kind)
 	if (rc == IW_ETRUNC) {
 		size_t got = ex_avail(x);
 		if (got)
-			ex_wire_in(x, "raw", x->h->in_cur, got, "%zu octets of an incomplete %s", got,
+			ex_wire_in(x, "raw", NULL, x->h->in_cur, got, "%zu octets of an incomplete %s", got,
 				   ex_kind_name(kind));
 		if (got >= IW_MPA_FRAME_HDR_LEN)
 			return ex_fail_frame(x, "MPA-6.1.1-08", "the DUT's %s announces PD_Length %u but only %zu octets of private "

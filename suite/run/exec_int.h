@@ -422,12 +422,13 @@ void ex_perftest_end(ctx *x, hconn *h);
 bool ex_take_arrivals(ctx *x, const char *where, bool final);
 
 /* exec_wire.c. The DUT's octets in[from, from + n) of the current connection into the wire log,
+ * with act, what the DUT did in them in an outcome's words (iw_wire_entry.act; NULL: "octets"),
  * unless every one of them is there already (a step read them again: then x->reread_wire says
  * which entry showed them, for the blame); ex_wire_shed keeps the record right when the
  * receive buffer drops its first `by` octets; ex_blame points a failure just recorded at the
  * wire log (iw_result_blame, or the entry of octets read again). */
-void ex_wire_in(ctx *x, const char *what, size_t from, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+void ex_wire_in(ctx *x, const char *what, const char *act, size_t from, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 void ex_wire_shed(hconn *h, size_t by);
 void ex_blame(ctx *x, const char *req);
 

@@ -261,6 +261,11 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 	 * Terminate whose CRC is valid). */
 	bool in_message[IW_CASE_MAX_ALTS] = {false};
 	char fields[IW_CASE_MAX_ALTS][sizeof x->r->fail_field] = {{0}};
+	/* How many expectations of each alternative held before one failed, and who judged that
+	 * failure: an alternative whose first expectation held (the Terminate it wanted came, the
+	 * close after it did not) is the DUT's answer, and its failure is the case's. */
+	size_t held[IW_CASE_MAX_ALTS] = {0};
+	enum ex_judge by[IW_CASE_MAX_ALTS] = {EX_BY_CASE};
 	bool every_frame = true;
 	size_t saved_maps = x->r->nmappings;
 	bool saved_short = x->short_of;   /* a SHOULD missed counts only in the alternative that matched */
@@ -278,8 +283,10 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 		x->failed = false;
 		x->fail_in_message = false;
 		bool ok = true;
-		for (size_t k = 0; ok && k < s->alts[i].nseq; k++)
+		for (size_t k = 0; ok && k < s->alts[i].nseq; k++) {
 			ok = ex_run_expect(x, s->alts[i].seq[k]);
+			held[i] += ok;
+		}
 		if (ok) {
 			ex_note(x, "alternative %zu of %zu matched", i + 1, s->nalts);
 			free(saved);
@@ -294,11 +301,20 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 		memcpy(reqs[i], x->fail_req, sizeof reqs[i]);
 		memcpy(fields[i], x->r->fail_field, sizeof fields[i]);
 		in_message[i] = x->fail_in_message;
+		by[i] = x->fail_by;
 		every_frame = every_frame && x->fail_by == EX_EVERY_FRAME;
 	}
+	/* The DUT's answer: the one alternative whose first expectations held, else the one that got
+	 * the message it expected with a field wrong, by a rule the case cites or one every frame is
+	 * held to (a Terminate's reserved bits). */
 	size_t nanswers = 0, answer = 0;
 	for (size_t i = 0; i < s->nalts; i++)
-		if (in_message[i] && reqs[i][0] && cites(x, reqs[i])) {
+		if (held[i] && reqs[i][0]) {
+			nanswers++;
+			answer = i;
+		}
+	for (size_t i = 0; i < s->nalts && !nanswers; i++)
+		if (in_message[i] && reqs[i][0] && (cites(x, reqs[i]) || by[i] == EX_EVERY_FRAME)) {
 			nanswers++;
 			answer = i;
 		}
@@ -315,15 +331,17 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 	size_t o = 0;
 	for (size_t i = 0; i < s->nalts && o < sizeof all; i++)
 		o += (size_t)snprintf(all + o, sizeof all - o, "%s(%zu) %s", i ? "; " : "", i + 1, reasons[i]);
+	if (nanswers == 1) {
+		bool ok = by[answer] == EX_EVERY_FRAME
+				  ? ex_fail_frame(x, reqs[answer], "none of the %zu allowed outcomes happened: %s", s->nalts, all)
+				  : ex_fail(x, reqs[answer], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
+		snprintf(x->r->fail_field, sizeof x->r->fail_field, "%s", fields[answer]);
+		return ok;
+	}
 	if (one_req && every_frame)
 		return ex_fail_frame(x, reqs[0], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
 	if (one_req)
 		return ex_fail(x, reqs[0], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
-	if (nanswers == 1) {
-		bool ok = ex_fail(x, reqs[answer], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
-		snprintf(x->r->fail_field, sizeof x->r->fail_field, "%s", fields[answer]);
-		return ok;
-	}
 	return ex_fail(x, NULL, "none of the %zu allowed outcomes happened: %s", s->nalts, all);
 }
 

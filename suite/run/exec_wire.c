@@ -35,7 +35,7 @@ static size_t entry_of(const hconn *h, size_t last)
 	return 0;
 }
 
-void ex_wire_in(ctx *x, const char *what, size_t from, size_t n, const char *fmt, ...)
+void ex_wire_in(ctx *x, const char *what, const char *act, size_t from, size_t n, const char *fmt, ...)
 {
 	hconn *h = x->h;
 	if (n && from + n <= h->in_logged) {
@@ -52,6 +52,8 @@ void ex_wire_in(ctx *x, const char *what, size_t from, size_t n, const char *fmt
 	iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), what, h->in + from, n, "%s", summary);
 	/* A full log keeps no entry (its note of the cut is no place to point at). */
 	size_t k = x->r->nwire > before && x->r->wire[x->r->nwire - 1].dir == IW_FROM_DUT ? x->r->nwire : 0;
+	if (k && act)
+		snprintf(x->r->wire[k - 1].act, sizeof x->r->wire[k - 1].act, "%s", act);
 	x->reread_wire = 0;
 	if (from + n > h->in_logged) {
 		h->in_logged = from + n;

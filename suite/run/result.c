@@ -101,6 +101,9 @@ void iw_result_wire(iw_case_result *r, enum iw_wire_dir dir, int conn, int64_t t
 	w->conn = conn;
 	w->t_us = t_us;
 	copy_str(w->what, sizeof w->what, what);
+	/* The DUT's events the caller does not name (exec_wire.c names its messages). */
+	if (dir == IW_FROM_DUT && what)
+		copy_str(w->act, sizeof w->act, !strcmp(what, "fin") ? "FIN" : !strcmp(what, "rst") ? "RST" : "octets");
 	if (summary_fmt) {
 		va_list ap;
 		va_start(ap, summary_fmt);

@@ -28,6 +28,8 @@ typedef struct iw_wire_entry {
 	int64_t t_us;           /* since the case started */
 	char what[24];          /* "request", "reply", "fpdu", "raw", "fin", "rst", "connect", "note" ... */
 	char summary[320];      /* decoded fields, e.g. "Reply key=ok M=0 C=1 R=0 Rev=1 PD_Length=0" */
+	char act[64];           /* the DUT's events: what it did, in the words of an outcome (below):
+				 * "Terminate LLP/0x0/0x02 (MPA CRC error)", "Send", "Reply R=0 Rev=1", "FIN" */
 	uint8_t *bytes;         /* owned, may be NULL */
 	size_t nbytes;
 } iw_wire_entry;
@@ -95,6 +97,10 @@ typedef struct iw_case_result {
 	char expected[1024];        /* the case's expectations as written, "LINE: expect ..." per line */
 	size_t fail_wire;           /* 1 + index of the wire entry the failure points at; 0 = none */
 	char fail_field[32];        /* the field of that entry the failure names ("Rev", "MSN"), or "" */
+	/* A FAIL's or WARN's outcome: what the DUT did that the verdict rests on, one event in
+	 * stable words ("Terminate LLP/0x0/0x22 (unknown MPA error)", "Send", "FIN", "silence").
+	 * A baseline pins it, so the same verdict on other behaviour is a difference (baseline.h). */
+	char outcome[64];
 	size_t ntcp, captcp;
 	iw_tcp_chunk *tcp;          /* owned: the TCP capture (above) */
 	size_t tcp_octets;          /* octets kept in tcp */
@@ -176,6 +182,12 @@ void iw_result_blame(iw_case_result *r, const char *req);
  * showed octets a step read again (the wire log shows each event once, exec_wire.c). k = 0, or
  * past the log, is iw_result_blame. */
 void iw_result_blame_at(iw_case_result *r, const char *req, size_t k);
+
+/* Sets r->outcome from the wire log once the verdict is known: "" unless FAIL or WARN. The
+ * entry the failure points at when the DUT sent it (not its FIN or RST); else, on that entry's
+ * connection, the DUT's first event after the harness's last send before it (a Terminate the DUT
+ * sent before closing is what it did, not the FIN); "silence" when there is none. */
+void iw_result_outcome(iw_case_result *r);
 
 /* The field a requirement is about ("MPA-6.1.1-06" -> "Rev"), or NULL when it names none. */
 const char *iw_blame_field_for_req(const char *req);

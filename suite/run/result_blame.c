@@ -92,3 +92,30 @@ void iw_result_blame_at(iw_case_result *r, const char *req, size_t k)
 	if (f)
 		snprintf(r->fail_field, sizeof r->fail_field, "%s", f);
 }
+
+void iw_result_outcome(iw_case_result *r)
+{
+	r->outcome[0] = '\0';
+	if (r->verdict != IW_FAIL && r->verdict != IW_WARN)
+		return;
+	size_t k = r->fail_wire;
+	if (!k || k > r->nwire)
+		return;
+	const iw_wire_entry *w = &r->wire[k - 1];
+	bool closing = !strcmp(w->what, "fin") || !strcmp(w->what, "rst");
+	if (w->dir == IW_FROM_DUT && w->act[0] && !closing) {
+		snprintf(r->outcome, sizeof r->outcome, "%s", w->act);
+		return;
+	}
+	/* The harness's last send on that connection before the entry, then the DUT's first event
+	 * after it: a FIN the failure points at may follow the Terminate that was the answer. */
+	size_t from = k - 1;
+	while (from > 0 && !(r->wire[from].dir == IW_TO_DUT && r->wire[from].conn == w->conn))
+		from--;
+	for (size_t i = from; i < k; i++)
+		if (r->wire[i].dir == IW_FROM_DUT && r->wire[i].conn == w->conn && r->wire[i].act[0]) {
+			snprintf(r->outcome, sizeof r->outcome, "%s", r->wire[i].act);
+			return;
+		}
+	snprintf(r->outcome, sizeof r->outcome, "silence");
+}

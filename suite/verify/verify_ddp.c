@@ -97,6 +97,15 @@ bool iw_verify_ulpdu(const iw_profile *p, const uint8_t *ulpdu, size_t len, iw_r
 		if (iw_rdmap_ctrl_rsvd(m->ddp.rsvdulp[0]))
 			return iw_check_sender(out, "RFC5040-4.1-04", "the sender's %s has the RDMAP Rsvd bits set "
 					       "(control octet 0x%02x)", iw_rdmap_op(m->opcode)->name, m->ddp.rsvdulp[0]);
+		/* The 13 bits after a Terminate's M, D, R are zero on transmit (RFC 5040 §4.8): a
+		 * sender's rule on every Terminate, whatever a case asked of it. Its control word opens
+		 * the message: the segment at MO 0. */
+		if (m->opcode == IW_OP_TERMINATE && !m->ddp.tagged && m->ddp.mo == 0 && m->payload_len >= 4) {
+			iw_check_applied(out, "RFC5040-4.8-05");
+			if (iw_term_ctrl_rsvd(m->payload))
+				return iw_check_sender(out, "RFC5040-4.8-05", "the sender's Terminate has reserved bits "
+						       "0x%04x set after M, D, R", iw_term_ctrl_rsvd(m->payload));
+		}
 	}
 	if (ok)
 		return true;

@@ -53,7 +53,7 @@ has "$H" 'id="req-MPA-6.1-R5"' "coverage lists the wire MUSTs"
 has "$H" 'requirements.md sha256' "provenance names the catalog"
 hasnt "$H" 'id="incomplete"' "a complete run has no INCOMPLETE banner"
 npcap=$(ls "$R/pcap" | wc -l)
-nran=$(grep -c ' \(PASS\|FAIL\|WARN\|INFO\|ERROR\)' "$tmp/base.txt")
+nran=$(grep -c '^[^#][^ ]* \(PASS\|FAIL\|WARN\|INFO\|ERROR\)' "$tmp/base.txt")
 if [ "$npcap" -ge 1 ] && [ "$npcap" -eq "$nran" ]; then ok; else bad "one pcap per case that ran: $npcap pcaps, $nran cases ran"; fi
 if ls -a "$R" "$R/pcap" | grep -q '\.tmp$'; then bad "temporary files left in $R"; else ok; fi
 # iwspec decode judges the harness's own captures: a happy path conforms; a Request with a

@@ -122,12 +122,17 @@ sent_is "$r" ddp.untagged.mo-past-buffer head "MSN=1 MO=16, 4 payload octets"
 sent_is "$r" ddp.untagged.msn-no-buffer head "MSN=2 MO=0, 9 payload octets"
 # rping_size: a lab whose rping runs with -S 65535 says so, and the cases that need more than 64
 # octets of range and nothing else run too (built-in DUT: its rping's buffers follow); the rping
-# cases, which script -S 64's flow, SKIP saying which rping runs. Measured: 43 of 77.
+# cases, which script -S 64's flow, SKIP saying which rping runs.
 printf 'ulp = rping\nrole = initiator\nrping_size = 65535\n' >"$tmp/big.conf"
 run_all "$tmp/big.conf" "$tmp/big" "rping_size = 65535"
 big=$(ran "$tmp/big/results.json" '^(ddp|rdmap)[.]')
 small=$(ran "$tmp/all-initiator/results.json" '^(ddp|rdmap)[.]')
 [ "$big" -gt "$small" ] && ok || bad "rping_size = 65535 ran $big DDP and RDMAP cases, -S 64 $small"
+# docs/dut-config.md states the counts (issue 38: a count a doc states is checked).
+total=$(jq -r '[.cases[] | select(.id | test("^(ddp|rdmap)[.]"))] | length' "$tmp/big/results.json")
+grep -qF "($big of the $total DDP and RDMAP cases at \`65535\` against $small at 64, profile rfc5044;" \
+	"$ROOT/docs/dut-config.md" && ok ||
+	bad "docs/dut-config.md's rping_size counts differ from the run: $big of $total at 65535, $small at 64"
 for c in rdmap.read.round-trip-initiator rdmap.ordering.write-then-read-same-range rdmap.write.round-trip; do
 	r=$(jq -r --arg c $c '.cases[] | select(.id == $c) | .verdict' "$tmp/big/results.json")
 	[ "$r" = PASS ] && ok || bad "$c against rping -c -S 65535: $r"
