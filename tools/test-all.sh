@@ -53,6 +53,9 @@ LANE_NICE=${TEST_LANE_NICE:-5}
 # ib_send_lat's server pass more, and patched-f32 boots a guest more for F32's proof by fix
 # (`make interop` runs them).
 export INTEROP_SKIP_PASSES="${INTEROP_SKIP_PASSES-perftest-any perftest-initiator perftest-send-lat patched-f32}"
+# A one-off whose cause duts/linux-siw.oneoffs does not name fails `make interop`; make test's lane,
+# a subset on a machine busy with the other lanes, reports it (NOTE) and goes on.
+export INTEROP_ONEOFFS_STRICT="${INTEROP_ONEOFFS_STRICT-0}"
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.log "$LOGS"/*.result "$LOGS"/*.counts "$LOGS"/*.released
 start=$(date +%s)
