@@ -17,9 +17,13 @@ IWSPEC=${IWSPEC:-build/iwspec}
 CLEAN=${1:-60}
 MUT=${2:-15}
 JOBS=${3:-2}
-OUT=out/fuzz-matrix
-rm -rf "$OUT"
-mkdir -p "$OUT"
+if [ "${1:-}" = --job ]; then
+	OUT=${OUT:-out/fuzz-matrix}
+else
+	OUT=out/fuzz-matrix
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+fi
 
 # job NAME MUTANT MARKERS CRC SECONDS: one fuzz run, its summary line into $OUT/NAME.line.
 job() {
@@ -38,6 +42,13 @@ job() {
 		"${ids:-none}" "$(grep -m1 '^iwspec fuzz: .*calibration' "$OUT/$name.log" | cut -c1-160)" >"$OUT/$name.line"
 }
 
+if [ "${1:-}" = --job ]; then
+	shift
+	job "$@"
+	echo "fuzz-matrix: $1 done: $(cut -f4-6 "$OUT/$1.line")"
+	exit 0
+fi
+
 # The list of jobs, then JOBS at a time.
 : >"$OUT/jobs"
 for m in no yes; do
@@ -53,14 +64,9 @@ done
 	esac
 done >>"$OUT/jobs"
 n=$(wc -l <"$OUT/jobs")
-i=0
-while read -r name mutant markers crc secs; do
-	i=$((i + 1))
-	echo "fuzz-matrix: [$i/$n] $name (${secs} s)"
-	job "$name" "$mutant" "$markers" "$crc" "$secs" &
-	while [ "$(jobs -p | wc -l)" -ge "$JOBS" ]; do sleep 0.5; done
-done <"$OUT/jobs"
-wait
+echo "fuzz-matrix: $n runs, $JOBS at a time"
+# JOBS at a time: each line of the list is one `sh fuzz-matrix.sh --job ...` (xargs -P).
+IWSPEC=$IWSPEC OUT=$OUT xargs -P "$JOBS" -L 1 sh "$0" --job <"$OUT/jobs"
 
 # The matrix: the mutant's requirement next to the IDs found.
 {
