@@ -46,9 +46,11 @@ AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:s
 # they starve: they have timing-bound checks of their own.
 # test-cli no longer: its raw segment path counted the DUT's duplicate ACKs, fewer of which came
 # in two runs of ten at a lower priority, and holds two since 2026-11-29 (tests/cli/rawtcp.sh),
-# while test-cli's CPU beside the responder pass is the load under which siw's F21 shows (three
-# to six one-offs in each of three runs with it first; none in one run at nice 5, 18 s sooner:
-# docs/testing.md). TEST_FIRST="interop test-cli" brings it back.
+# while test-cli's CPU beside the responder pass is part of the load under which siw's F21 shows
+# (2026-11-29: three to six one-offs in each of three runs with it first; at nice 5, none in the
+# working tree and three in a fresh clone, whose sanitizer build runs beside that pass too; the
+# fresh clone 367 s against 391 and 402: docs/testing.md). TEST_FIRST="interop test-cli" brings
+# it back.
 FIRST=${TEST_FIRST:-interop}
 LANE_NICE=${TEST_LANE_NICE:-5}
 # The siw passes make test leaves out: the perftest client pass would add 37 to 66 s to the
