@@ -304,17 +304,26 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 		by[i] = x->fail_by;
 		every_frame = every_frame && x->fail_by == EX_EVERY_FRAME;
 	}
-	/* The DUT's answer: the one alternative whose first expectations held, else the one that got
-	 * the message it expected with a field wrong, by a rule the case cites or one every frame is
-	 * held to (a Terminate's reserved bits). */
+	/* The DUT's answer. First a frame no conforming sender writes, which any alternative met: the
+	 * octets are the DUT's whichever alternative read them, so the verdict does not depend on
+	 * which one was waiting when they came (a Terminate a little late for the alternative that
+	 * wanted it, then read by the next). Then the one alternative whose first expectations held;
+	 * else the one that got the message it expected with a field wrong, by a rule the case cites
+	 * or one every frame is held to. */
 	size_t nanswers = 0, answer = 0;
-	for (size_t i = 0; i < s->nalts; i++)
+	for (size_t i = 0; i < s->nalts && !nanswers; i++)
+		if (by[i] == EX_EVERY_FRAME && reqs[i][0]) {
+			nanswers = 1;
+			answer = i;
+		}
+	bool frame = nanswers == 1;
+	for (size_t i = 0; i < s->nalts && !frame; i++)
 		if (held[i] && reqs[i][0]) {
 			nanswers++;
 			answer = i;
 		}
 	for (size_t i = 0; i < s->nalts && !nanswers; i++)
-		if (in_message[i] && reqs[i][0] && (cites(x, reqs[i]) || by[i] == EX_EVERY_FRAME)) {
+		if (in_message[i] && reqs[i][0] && cites(x, reqs[i])) {
 			nanswers++;
 			answer = i;
 		}
