@@ -50,6 +50,9 @@ cause responder mpa.startup.init.reply-m0-no-markers \
 	UNEXPLAINED
 grep -qx "responder mpa.startup.init.reply-m0-no-markers" "$tmp/unexplained" && ok ||
 	bad "an unexplained one-off is not recorded for the run's end"
+cause responder rdmap.terminate.placed \
+	"    rdmap.terminate.placed: expected PASS (x line 196), got FAIL (a regression): none of the 4 allowed outcomes happened: (1) expected the DUT to close (FIN or RST) within 8000 ms; it kept the connection open; (2) expected silence for 1000 ms; the DUT closed the connection (FIN); (3) terminate: expected an FPDU, the DUT closed the connection (FIN) [requirement RFC5040-5.4-08 MUST]" \
+	H4
 cause responder rdmap.write.no-receive-buffer \
 	"    rdmap.write.no-receive-buffer: expected FAIL on [MPA-4-02] (x line 200), got FAIL on [RFC5040-3.2-04]: expected Send, the DUT sent Terminate [requirement RFC5040-3.2-04 MUST NOT]" \
 	UNEXPLAINED
