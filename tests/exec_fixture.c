@@ -181,3 +181,22 @@ const char *iwspec_binary(void)
 		return "build/iwspec";
 	return NULL;
 }
+
+void run_catalog_case_mutant(const char *path, const char *mutant, iw_run *run)
+{
+	memset(run, 0, sizeof *run);
+	char *text = case_text(path);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	iw_err e;
+	iw_run_opts o;
+	memset(&o, 0, sizeof o);
+	iw_dut_config_default(&o.dut);
+	CHECK_EQ(iw_dut_config_set(&o.dut, "mutant", mutant, &e), IW_OK);
+	o.dut.profile = iw_profile_get(IW_PROFILE_RFC5044);
+	o.dut.role = IW_ROLE_RESPONDER;
+	o.dut.case_timeout_ms = 5000;
+	run_text_with(text, path, &o, run);
+	free(text);
+}

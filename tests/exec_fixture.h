@@ -65,4 +65,9 @@ const char *iwspec_binary(void);
  * free it. */
 char *case_text(const char *path);
 
+/* Runs the catalog's case file at path against the built-in DUT with the mutant (drivers/
+ * ref_faults.h), a responder under rfc5044 with a 5 s case timeout; the result is run->cases[0]
+ * (free with iw_run_free(run)). */
+void run_catalog_case_mutant(const char *path, const char *mutant, iw_run *run);
+
 #endif

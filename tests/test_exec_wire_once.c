@@ -15,30 +15,10 @@
 #include "iw_conn.h"
 #include "runner.h"
 
-/* The catalog case at path against the built-in DUT with a mutant; the result in run. */
-static void run_ref_mutant(const char *path, const char *mutant, iw_run *run)
-{
-	memset(run, 0, sizeof *run);
-	char *text = case_text(path);
-	CHECK(text != NULL);
-	if (!text)
-		return;
-	iw_err e;
-	iw_run_opts o;
-	memset(&o, 0, sizeof o);
-	iw_dut_config_default(&o.dut);
-	CHECK_EQ(iw_dut_config_set(&o.dut, "mutant", mutant, &e), IW_OK);
-	o.dut.profile = iw_profile_get(IW_PROFILE_RFC5044);
-	o.dut.role = IW_ROLE_RESPONDER;
-	o.dut.case_timeout_ms = 5000;
-	run_text_with(text, path, &o, run);
-	free(text);
-}
-
 TEST(exec_wire_log_shows_a_terminate_once_before_the_fin)
 {
 	iw_run run;
-	run_ref_mutant("cases/mpa/5.2-crc/corrupt-crc.iwt", "term-wrong-code", &run);
+	run_catalog_case_mutant("cases/mpa/5.2-crc/corrupt-crc.iwt", "term-wrong-code", &run);
 	const iw_case_result *r = &run.cases[0];
 	CHECK_STR(iw_verdict_name(r->verdict), "FAIL");
 	size_t terms = 0, term_at = 0, fin_at = 0, dut_after_fin = 0;

@@ -13,26 +13,11 @@
 
 command -v jq >/dev/null || { echo "tests/cli/fuzz_declared.sh: jq is missing (apt-get install jq)" >&2; exit 2; }
 
-spid=
-on_exit '[ -n "$spid" ] && kill "$spid" 2>/dev/null'
+on_exit '[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null'
 
-# serve NAME ARGS...: a built-in DUT (iwspec serve ARGS) on a free port it picks: $port, $spid.
+# serve NAME ARGS...: a built-in DUT (iwspec serve ARGS) on a free port it picks: $port.
 serve() {
-	name=$1; shift
-	[ -z "$spid" ] || { kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; }
-	# The log exists before the child opens it: the poll below may read it first.
-	: >"$tmp/serve-$name.log"
-	"$IWSPEC" serve --port 0 "$@" >"$tmp/serve-$name.log" 2>&1 &
-	spid=$!
-	port=
-	i=0
-	while [ $i -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
-		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/serve-$name.log")
-		[ -n "$port" ] && break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	if [ -n "$port" ]; then ok; else bad "$name: iwspec serve $* printed no port"; sed 's/^/    /' "$tmp/serve-$name.log" >&2; fi
+	if serve_dut "$@"; then ok; else bad "$1: iwspec serve printed no port"; fi
 }
 
 # conf NAME LINES...: a DUT configuration for the DUT serve started, one key = value a line.

@@ -21,27 +21,14 @@
 
 command -v jq >/dev/null || { echo "tests/cli/lab_walkthrough.sh: jq is missing (apt-get install jq)" >&2; exit 2; }
 
-spid=
 dpid=
-on_exit '[ -n "$spid" ] && kill "$spid" 2>/dev/null; [ -n "$dpid" ] && kill "$dpid" 2>/dev/null'
+on_exit '[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; [ -n "$dpid" ] && kill "$dpid" 2>/dev/null'
 
 # serve NAME ARGS...: iwspec serve ARGS on a port it picks ($port), the DUT of the lab's
 # configuration ($tmp/lab.conf).
 serve() {
 	name=$1; shift
-	[ -z "$spid" ] || { kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; }
-	: >"$tmp/serve-$name.log"
-	"$IWSPEC" serve --port 0 --quiet "$@" >"$tmp/serve-$name.log" 2>&1 &
-	spid=$!
-	port=
-	i=0
-	while [ $i -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
-		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/serve-$name.log")
-		[ -n "$port" ] && break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -n "$port" ] || { bad "$name: iwspec serve $* printed no port"; finish lab-walkthrough; exit; }
+	serve_dut "$name" --quiet "$@" || { bad "$name: iwspec serve $* printed no port"; finish lab-walkthrough; exit; }
 	printf 'dut = tcp:127.0.0.1:%s\nrole = responder\nprofile = rfc5044\nmarkers = yes\ncrc = required\nulp = reflector\n' \
 		"$port" >"$tmp/lab.conf"
 }

@@ -92,6 +92,30 @@ lib_exit() {
 	eval "$lib_on_exit"
 	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
 }
+# serve_dut NAME ARGS...: `iwspec serve --port 0 ARGS` in the background, on the port it picks:
+# sets $port (empty when it printed none within 10 s, its log then on stderr) and $serve_pid,
+# after stopping the one an earlier call started. The script stops the last one on exit:
+#     on_exit '[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null'
+serve_pid=
+serve_dut() {
+	lib_name=$1; shift
+	[ -z "$serve_pid" ] || { kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; }
+	# The log exists before the child opens it: the poll below may read it first.
+	: >"$tmp/serve-$lib_name.log"
+	"$IWSPEC" serve --port 0 "$@" >"$tmp/serve-$lib_name.log" 2>&1 &
+	serve_pid=$!
+	port=
+	lib_i=0
+	while [ $lib_i -lt 100 ] && kill -0 "$serve_pid" 2>/dev/null; do
+		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/serve-$lib_name.log")
+		[ -n "$port" ] && return 0
+		sleep 0.1
+		lib_i=$((lib_i + 1))
+	done
+	sed 's/^/    /' "$tmp/serve-$lib_name.log" >&2
+	return 1
+}
+
 # On a run's results.json (iwspec run --report DIR):
 # ran RESULTS [ID-REGEX]: how many cases (whose id matches) did not SKIP.
 ran() { jq -r --arg re "${2:-.}" '[.cases[] | select(.verdict != "SKIP" and (.id | test($re)))] | length' "$1"; }
