@@ -53,6 +53,9 @@ grep -qx "responder mpa.startup.init.reply-m0-no-markers" "$tmp/unexplained" && 
 cause responder rdmap.terminate.placed \
 	"    rdmap.terminate.placed: expected PASS (x line 196), got FAIL (a regression): none of the 4 allowed outcomes happened: (1) expected the DUT to close (FIN or RST) within 8000 ms; it kept the connection open; (2) expected silence for 1000 ms; the DUT closed the connection (FIN); (3) terminate: expected an FPDU, the DUT closed the connection (FIN) [requirement RFC5040-5.4-08 MUST]" \
 	H4
+cause responder mpa.receive.resegmented-stream \
+	"    mpa.receive.resegmented-stream: expected FAIL on [MPA-4-02] (x line 75), got FAIL on [MPA-5.4.1-01] after {Terminate RDMAP/0x2/0x02 (access rights violation)}: expected Send, the DUT sent Terminate [requirement MPA-5.4.1-01 MUST NOT]" \
+	F24
 cause responder rdmap.write.no-receive-buffer \
 	"    rdmap.write.no-receive-buffer: expected FAIL on [MPA-4-02] (x line 200), got FAIL on [RFC5040-3.2-04]: expected Send, the DUT sent Terminate [requirement RFC5040-3.2-04 MUST NOT]" \
 	UNEXPLAINED
