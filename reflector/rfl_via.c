@@ -2,8 +2,10 @@
  * --via AGENT --connect TARGET | --listen PORT: the harness-side half of --agent (rfl_agent.c
  * has the protocol). It behaves like the run it stands for: prints that run's output and exits with its
  * status, 128+N when the run was killed by signal N (as a shell reports it, which the exec
- * driver reads as a crash). A SIGTERM from the harness closes the control connection, which
- * stops the run on the agent's host, and exits 0.
+ * driver reads as a crash). A SIGTERM from the harness closes the control connection's sending
+ * half, which stops the run on the agent's host, and exits 0 once the agent says the run has
+ * ended (at most STOP_MS): the run's port is free when we are gone, so an exec driver that
+ * starts the next instance at once does not meet the last one still listening on it.
  */
 #include "reflector.h"
 
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #define CONNECT_MS 10000
+#define STOP_MS 3000
 
 static int dial(const char *agent, iw_err *e)
 {
@@ -95,14 +98,14 @@ int rfl_via_run(const char *agent, const char *target, unsigned listen_port, con
 	}
 	char acc[1024];
 	size_t len = 0;
-	int status = -1, r = 0;
+	int status = -1, r = 0, stop_polls = 0;
 	while (r == 0) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (rfl_stop) {
-			status = 0;
+		if (rfl_stop && !stop_polls)
+			shutdown(fd, SHUT_WR);
+		if (rfl_stop && ++stop_polls > STOP_MS / 100)
 			break;
-		}
-		if (poll(&p, 1, 500) <= 0)
+		if (poll(&p, 1, rfl_stop ? 100 : 500) <= 0)
 			continue;
 		ssize_t k = read(fd, acc + len, sizeof acc - 1 - len);
 		if (k < 0 && errno == EAGAIN)
@@ -124,6 +127,8 @@ int rfl_via_run(const char *agent, const char *target, unsigned listen_port, con
 			len = 0;
 	}
 	close(fd);
+	if (rfl_stop)
+		return 0;   /* stopped by the harness: how the run ended is not a finding */
 	/* rping and perftest exit non-zero whenever their flow breaks, and the cases break it on
 	 * purpose (a Terminate, a closed connection): those outcomes are the cases' to judge, so only
 	 * a signal (a crash) stays a finding for the exec driver. rping's client returns -1 from

@@ -59,8 +59,16 @@ static void *dut_main(void *arg)
 	}
 	if (write(fd, d->reply, d->reply_len) != (ssize_t)d->reply_len || d->close_after)
 		goto out;
+	if (d->close_on_data) {
+		read_some(fd, 2000);
+		goto out;
+	}
 	if (d->after_len) {
-		if (read_some(fd, 2000) > 0 && write(fd, d->after, d->after_len) != (ssize_t)d->after_len)
+		if (read_some(fd, 2000) <= 0)
+			goto out;
+		if (d->after_delay_ms)
+			poll(NULL, 0, d->after_delay_ms);
+		if (write(fd, d->after, d->after_len) != (ssize_t)d->after_len)
 			goto out;
 	}
 	while (read_some(fd, 3000) > 0)

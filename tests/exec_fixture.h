@@ -24,6 +24,8 @@ typedef struct scripted_dut {
 	uint8_t reply[256], after[256];
 	size_t reply_len, after_len;
 	size_t min_read;
+	int after_delay_ms;         /* how long `after` waits once the harness has sent */
+	bool close_on_data;         /* closes, sending nothing, once the harness has sent (after the Reply) */
 	bool close_after;
 	/* A DUT that takes the connection and then answers nothing: it stays silent (reading until
 	 * the harness closes), closes at once, or resets at once. */

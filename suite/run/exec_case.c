@@ -171,10 +171,21 @@ int64_t ex_arg_i(const iw_step *s, const char *name, int64_t def)
 	return a && !a->is_pattern_any && (a->type == IW_ARG_INT || a->type == IW_ARG_DURATION) ? a->i : def;
 }
 
+int64_t ex_quiet_credit(ctx *x, int64_t bound_us)
+{
+	/* A step of a later alternative of a one-of, at the point where an earlier one already waited
+	 * in silence: that silence counts (the step needs more than has come, and in_len grows only
+	 * by waiting). */
+	x->quiet_credit_us = 0;
+	if (x->in_one_of && x->quiet_conn == x->h->no && x->quiet_at == x->h->in_len)
+		x->quiet_credit_us = x->quiet_us < bound_us ? x->quiet_us : bound_us;
+	return x->quiet_credit_us;
+}
+
 int64_t ex_within_deadline(ctx *x, const iw_step *s)
 {
 	int64_t w = ex_arg_i(s, "within", x->o->dut.close_timeout_ms > 0 ? x->o->dut.close_timeout_ms : DEFAULT_WITHIN_MS);
-	int64_t d = ex_now_us() + w * 1000;
+	int64_t d = ex_now_us() + w * 1000 - ex_quiet_credit(x, w * 1000);
 	return d < x->deadline_us ? d : x->deadline_us;
 }
 

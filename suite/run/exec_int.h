@@ -237,6 +237,15 @@ typedef struct ctx {
 	 * (1 + its index; 0 none) and the log's length then, so that a failure on them points at
 	 * that entry while nothing newer than notes came since. */
 	size_t reread_wire, reread_nwire;
+	/* `expect one-of`: the alternatives judge one stream of the DUT's, so the silence one of them
+	 * waited out at a point of it (the connection, how many octets had come, for how long) is
+	 * not waited out again by the next at the same point: three alternatives wanting a Terminate
+	 * that never comes take one bound, not three, and a late frame is late for all of them. */
+	bool in_one_of;
+	int quiet_conn;
+	size_t quiet_at;
+	int64_t quiet_us;
+	int64_t quiet_credit_us;    /* what that silence took off the last step's bound */
 	bool short_of;
 	char short_req[32];
 	char short_reason[512];
@@ -310,6 +319,9 @@ bool ex_short_of(ctx *x, const char *req, const char *fmt, ...) __attribute__((f
 void ex_unfail(ctx *x);
 int64_t ex_arg_i(const iw_step *s, const char *name, int64_t def);
 int64_t ex_within_deadline(ctx *x, const iw_step *s);
+/* How much of a wait of bound_us a later alternative of a one-of has already seen pass in
+ * silence at this point of the DUT's stream (ctx's quiet_*): 0 outside a one-of. */
+int64_t ex_quiet_credit(ctx *x, int64_t bound_us);
 bool ex_run_expect(ctx *x, const iw_step *s);
 
 /* exec_io.c. ex_pump reads from the DUT until `want` octets wait unread past the cursor, the

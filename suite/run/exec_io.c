@@ -88,6 +88,8 @@ void ex_pump(ctx *x, size_t want, int64_t deadline)
 	/* Whatever the harness holds back (coalesce) goes out before it waits for the DUT. */
 	ex_flush_pending(x);
 	hconn *h = x->h;
+	int64_t waited_from = ex_now_us();
+	size_t waited_at = h->in_len;
 	while (h->io && !h->fin && !h->rst && h->in_len - h->in_cur < want) {
 		int64_t left = deadline - ex_now_us();
 		if (iw_interrupted()) {
@@ -95,7 +97,7 @@ void ex_pump(ctx *x, size_t want, int64_t deadline)
 			return;
 		}
 		if (left <= 0)
-			return;
+			break;
 		if (h->in_len == h->in_cap && h->in_cap < RX_LIMIT) {
 			/* Most cases take a few KB: a fixed 4 MiB buffer per connection was, under ASan,
 			 * an mmap, a munmap and 512 KB of shadow poisoned twice. */
@@ -134,6 +136,15 @@ void ex_pump(ctx *x, size_t want, int64_t deadline)
 			h->rst = true;
 			iw_result_wire(x->r, IW_FROM_DUT, h->no, ex_tcase(x), "rst", NULL, 0, "%s", e.msg);
 		}
+	}
+	/* Nothing came while this wait lasted: a silence the next alternative of a one-of counts. */
+	if (x->in_one_of && h->in_len == waited_at && !h->fin && !h->rst) {
+		if (x->quiet_conn != h->no || x->quiet_at != waited_at) {
+			x->quiet_conn = h->no;
+			x->quiet_at = waited_at;
+			x->quiet_us = 0;
+		}
+		x->quiet_us += ex_now_us() - waited_from;
 	}
 }
 

@@ -85,7 +85,12 @@ static bool as_model_judge(ctx *x, const iw_step *s)
 		if (!ex_avail(x)) {
 			if (err && (x->h->fin || x->h->rst) && v.layer == IW_LAYER_LLP)
 				return true;        /* MPA-7-02: the code SHOULD reach the peer; a close alone passes */
-			if (err && !more)
+			/* The echoes are optional once an error is due (above), also when the DUT closed
+			 * before any came: the application had not posted them when the error ended the
+			 * stream (issue 39: siw's QP went to error before the reflector's echo, on a slow
+			 * run). What is left to judge is the Terminate. */
+			bool closed = x->h->fin || x->h->rst;
+			if (err && (!more || (closed && ir >= nread)))
 				return ex_exp_message(x, &term, true) && ex_exp_close(x, &cl);
 			return ex_fail(x, err ? v.req : NULL, "model: %s was due; %s", ie < necho ? "an echo" : "a Read Response",
 				    x->h->fin || x->h->rst ? "the DUT closed the connection" : "nothing arrived in time");
@@ -237,7 +242,7 @@ static bool cites(const ctx *x, const char *req)
 	return false;
 }
 
-bool ex_exp_one_of(ctx *x, const iw_step *s)
+static bool one_of(ctx *x, const iw_step *s)
 {
 	size_t cur = x->h->in_cur;
 	iw_mpa_rx *saved = malloc(sizeof *saved);
@@ -352,6 +357,26 @@ bool ex_exp_one_of(ctx *x, const iw_step *s)
 	if (one_req)
 		return ex_fail(x, reqs[0], "none of the %zu allowed outcomes happened: %s", s->nalts, all);
 	return ex_fail(x, NULL, "none of the %zu allowed outcomes happened: %s", s->nalts, all);
+}
+
+bool ex_exp_one_of(ctx *x, const iw_step *s)
+{
+	bool outer = x->in_one_of;
+	int conn = x->quiet_conn;
+	size_t at = x->quiet_at;
+	int64_t us = x->quiet_us;
+	if (!outer) {
+		x->in_one_of = true;
+		x->quiet_conn = -1;
+		x->quiet_at = 0;
+		x->quiet_us = 0;
+	}
+	bool ok = one_of(x, s);
+	x->in_one_of = outer;
+	x->quiet_conn = conn;
+	x->quiet_at = at;
+	x->quiet_us = us;
+	return ok;
 }
 
 bool ex_exp_measure(ctx *x, const iw_step *s)

@@ -436,7 +436,7 @@ static bool closed_without_terminate(ctx *x, const iw_step *s, int64_t deadline,
 		return false;
 	if (!x->h->fin && !x->h->rst)
 		return ex_fail(x, x->c->nreqs ? x->c->reqs[0].id : NULL, "terminate: no Terminate and no close within %lld "
-			       "ms: the DUT showed no sign of the error", (long long)((deadline - start) / 1000));
+			       "ms: the DUT showed no sign of the error", (long long)((deadline - start + x->quiet_credit_us) / 1000));
 	ex_short_of(x, s->rule, "the DUT closed the connection (%s) without a Terminate", x->h->rst ? "RST" : "FIN");
 	return true;
 }
@@ -634,7 +634,7 @@ bool ex_exp_close(ctx *x, const iw_step *s)
 		return false;
 	if (!x->h->fin && !x->h->rst)
 		return ex_fail(x, NULL, "expected the DUT to close (FIN or RST) within %lld ms; it kept the connection open",
-			    (long long)((deadline - start) / 1000));
+			    (long long)((deadline - start + x->quiet_credit_us) / 1000));
 	if (how && how->s && !strcmp(how->s, "fin") && !x->h->fin)
 		return ex_fail(x, NULL, "expected a FIN, the DUT reset the connection");
 	if (how && how->s && !strcmp(how->s, "rst") && !x->h->rst)
@@ -645,7 +645,7 @@ bool ex_exp_close(ctx *x, const iw_step *s)
 bool ex_exp_silence(ctx *x, const iw_step *s)
 {
 	int64_t ms = ex_arg_i(s, "for", 1000);
-	int64_t deadline = ex_now_us() + ms * 1000;
+	int64_t deadline = ex_now_us() + ms * 1000 - ex_quiet_credit(x, ms * 1000);
 	if (deadline > x->deadline_us)
 		deadline = x->deadline_us;
 	ex_pump(x, ex_avail(x) + 1, deadline);
