@@ -40,12 +40,23 @@ static char *slurp(FILE *f)
 	return b;
 }
 
+static char shared_set[256];
+
+static void remove_shared_set(void)
+{
+	rm_rf(shared_set);
+}
+
 static const char *set_dir(void)
 {
-	/* One generated set for the tests that only read it. */
-	static char *dir;
-	if (!dir)
-		dir = tmp_dir("set");
+	/* One generated set for the tests that only read it, gone when the process ends (each
+	 * worker of run_tests made its own and left it in /tmp). Copied: tmp_dir's buffers are
+	 * reused. */
+	const char *dir = shared_set;
+	if (!shared_set[0]) {
+		snprintf(shared_set, sizeof shared_set, "%s", tmp_dir("set"));
+		atexit(remove_shared_set);
+	}
 	if (access(dir, F_OK) != 0) {
 		rm_rf(dir);
 		iw_vec_set *s;

@@ -5,7 +5,9 @@
 #      build.sh: Debian's kernel, siw.ko built from the same source, rdma-core; cached in build/);
 #   2. for each pass boots a fresh guest under qemu on a TAP link inside network namespace
 #      iwspec-siw (a fresh kernel each time: siw's listener bug F3 corrupts kernel memory, and
-#      one pass must not inherit another's damage). The exception: a pass after one of the two
+#      one pass must not inherit another's damage; after the first boot of a kind, "boots" is a
+#      restore of the guest saved the moment that boot was ready, about a second instead of 7
+#      to 12 under TCG: tools/siw-guest/boot.sh). The exception: a pass after one of the two
 #      short rping passes or the perftest passes, which leave nothing behind (rping and perftest
 #      exit after each case or connection), reuses its guest, and the findings pass (the F3
 #      cases) comes last for that reason: one boot for the six instead of six;
