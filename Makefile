@@ -163,7 +163,7 @@ cli.%:
 # crosscheck.sh run under ASan+UBSan in test-san-cli, and test-hostile holds the scripts that mostly
 # wait on DUT timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers,
 # which skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
-CLI_GCC     := check_octets rows siw_series siw_oneoffs mutants decode_capture tshark_check rawtcp coverage rping perftest install reflector wait_dut fuzz_console fuzz_declared
+CLI_GCC     := check_octets rows siw_series siw_oneoffs siw_guest_save mutants decode_capture tshark_check rawtcp coverage rping perftest install reflector wait_dut fuzz_console fuzz_declared
 CLI_HOSTILE := fuzz_hostile hostile hostile_run lab_walkthrough
 CLI_SAN     := run vectors netfuzz report crosscheck
 test-cli: $(BUILD)/iwspec

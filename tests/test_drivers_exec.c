@@ -82,6 +82,9 @@ TEST(drivers_exec_our_stop_is_no_finding)
 	/* Alive and not listening: refused, which --wait-dut waits out. */
 	CHECK_EQ(d->ops->connect(d, &fd, 200, 0, &e), IW_NET_EREFUSED);
 	CHECK(msg_has(e.msg, "did not accept a connection"));
+	/* how often it was refused: a last attempt the deadline cut short does not hide that */
+	CHECK(msg_has(e.msg, "Connection refused), "));
+	CHECK(msg_has(e.msg, " refused"));
 	iw_dut_finding f;
 	int64_t t0 = iw_net_now_ms();
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);

@@ -73,6 +73,19 @@ if [ $# -eq 0 ] && [ -n "${INTEROP_SKIP_PASSES:-}" ]; then
 	done
 	PASSES=$kept
 fi
+# Whether a pass after $1 boots a guest of its kind ($2, the boot options: --patched or none):
+# saving the guest when it is ready (boot.sh) pays only then.
+later_boot_of_kind() {
+	after=no
+	for p in $PASSES; do
+		if [ $after = yes ]; then
+			case $p in patched|patched-f32) k=--patched ;; *) k= ;; esac
+			[ "$k" = "$2" ] && return 0
+		fi
+		[ "$p" = "$1" ] && after=yes
+	done
+	return 1
+}
 # The passes whose guest the next pass may reuse (see 2. above).
 LEAVE_CLEAN="rping-responder rping-initiator perftest perftest-send perftest-write perftest-read perftest-any perftest-initiator perftest-send-initiator perftest-write-initiator perftest-read-initiator perftest-send-lat"
 JOBS=${INTEROP_JOBS:-8}
@@ -450,7 +463,7 @@ for pass in $PASSES; do
 		say "$pass: on the guest of the $prev pass (it leaves nothing behind)"
 	else
 		sh tools/siw-guest/stop.sh >/dev/null 2>&1
-		sh tools/siw-guest/boot.sh $bootopt
+		IWSPEC_GUEST_SAVE=$(later_boot_of_kind "$pass" "$bootopt" && echo 1 || echo 0) sh tools/siw-guest/boot.sh $bootopt
 		rc=$?
 		[ $rc -eq 77 ] && skip "the guest cannot boot here (see above)"
 		[ $rc -eq 0 ] || { say "FAIL: the guest did not boot" >&2; exit 1; }

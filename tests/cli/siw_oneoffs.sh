@@ -41,6 +41,11 @@ cause responder mpa.startup.resp.key-octet-14 \
 cause perftest-write ddp.tagged.to-wrap \
 	"    ddp.tagged.to-wrap: expected FAIL on [RFC5040-4.8-05] (duts/linux-siw.perftest-write.expect line 27), got FAIL on [MPA-6.1-R2a] after {silence}: the DUT no longer accepts connections (connection 33): exec: the DUT did not accept a connection on 10.213.0.2:23353 within 10000 ms (connect to 10.213.0.2:23353: Connection refused)" \
 	H1
+# The exec driver's message since 2026-11-29: the refusals counted, a last attempt cut short by
+# the deadline not shown (it read "no answer within 2 ms" in a fresh clone's run).
+cause perftest-send ddp.untagged.msn-past-posted \
+	"    ddp.untagged.msn-past-posted: expected FAIL on [RFC5040-4.8-05] (x line 41), got FAIL on [MPA-6.1-R2a] after {silence}: the DUT no longer accepts connections (connection 33): exec: the DUT did not accept a connection on 10.213.0.2:14160 within 10000 ms (connect to 10.213.0.2:14160: Connection refused), 44 attempts refused [requirement MPA-6.1-R2a MUST, judged by the liveness probe]" \
+	H1
 cause initiator mpa.startup.init.reply-m0-no-markers \
 	"    mpa.startup.init.reply-m0-no-markers: expected PASS (duts/linux-siw.initiator.expect line 85), got FAIL (a regression): send: expected an FPDU, nothing arrived in time [requirement MPA-6.1.1-M1 MUST NOT]" \
 	F22

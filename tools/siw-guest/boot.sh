@@ -21,7 +21,8 @@
 # next boot of that kind restores it instead, in about a second where a boot under TCG takes 7 to
 # 12: the same fresh kernel, memory as it was the moment the guest became ready, so no pass
 # inherits another's damage (issue 39: five boots were 40 to 55 s of make test's critical path).
-# IWSPEC_GUEST_SNAPSHOT=0 boots every time. A restore that fails is said and followed by a boot.
+# IWSPEC_GUEST_SNAPSHOT=0 boots every time; IWSPEC_GUEST_SAVE=0 restores but does not save (the
+# caller boots no other guest of this kind). A restore that fails is said and followed by a boot.
 #
 # Exit: 0 ready, 1 failed (console tail shown), 77 this host cannot run it (says why).
 set -u
@@ -226,7 +227,7 @@ fi
 # Saved the moment it is ready, before the host has opened anything to it: stopped, its state
 # written out through the monitor (qemu's HMP `migrate` returns when the stream is complete),
 # then run on. What a restore reads is only ever a complete stream (written aside, then moved).
-if [ $restored = no ] && [ "$SNAPSHOT" = 1 ]; then
+if [ $restored = no ] && [ "$SNAPSHOT" = 1 ] && [ "${IWSPEC_GUEST_SAVE:-1}" = 1 ]; then
 	ts=$(date +%s)
 	rm -f "$SNAP.mig" "$SNAP.tmp"
 	saved=yes
