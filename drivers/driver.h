@@ -46,6 +46,11 @@ typedef struct iw_dut_instr {
 	size_t pd_len;
 } iw_dut_instr;
 
+/* connect: the DUT's application serves one run per instance (perftest's server), and the
+ * instance that served this case's last run had not ended when the bound did, so nothing
+ * listened for the next: the application's timing, which says nothing of the stack's listener. */
+#define IW_DRV_ELAST_RUN (-32)
+
 typedef struct iw_driver_ops {
 	const char *name;
 	/* Prepares the DUT for a case (exec: picks a port; ref: nothing). */

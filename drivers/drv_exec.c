@@ -37,6 +37,7 @@ typedef struct exec_priv {
 	const char *host;           /* {host}: the configuration's exec_host */
 	pid_t pid;                  /* 0 when nothing runs */
 	bool stopping;              /* we sent the signal that ends it */
+	bool served;                /* it took a connection */
 	int out_fd;                 /* its stdout and stderr */
 	int lfd;                    /* initiator: the harness's listening socket */
 	int port_hold;              /* responder: holds {port} against other harnesses (net.h) */
@@ -169,6 +170,7 @@ static int start(exec_priv *x, iw_err *e)
 	close(devnull);
 	x->pid = pid;
 	x->stopping = false;
+	x->served = false;
 	return IW_OK;
 }
 
@@ -284,8 +286,10 @@ static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_e
 		if (left <= 0)
 			break;
 		int cr = iw_net_connect_once(x->host, x->port, left < 200 ? left : 200, mss, fd, &ce);
-		if (cr == IW_OK)
+		if (cr == IW_OK) {
+			x->served = true;
 			return IW_OK;
+		}
 		/* An MSS the kernel refuses (no retry makes it take it), or the DUT's reset at once. */
 		if (cr == IW_EINVAL || cr == IW_NET_ERESET_AT_ONCE)
 			return iw_errf(e, cr, "exec: %s", ce.msg);
@@ -303,6 +307,13 @@ static int exec_connect(iw_driver *d, int *fd, int64_t timeout_ms, int mss, iw_e
 		last = IW_NET_EREFUSED;
 		ce = refusal;
 	}
+	/* perftest's server, still in the run it served (issue 39: on a slow guest its teardown
+	 * after a case's error outlasted connect_timeout): the next run was never offered. */
+	if (last == IW_NET_EREFUSED && x->served && iw_driver_perftest_word(d->ulp) && alive(x))
+		return iw_errf(e, IW_DRV_ELAST_RUN,
+			       "exec: the DUT's application (perftest's server, one run per instance) was still in its "
+			       "last run after %lld ms, so nothing listened on %s:%u for the next (%s), %d attempt%s refused",
+			       (long long)timeout_ms, x->host, (unsigned)x->port, ce.msg, refused, refused == 1 ? "" : "s");
 	/* Refused to the end: the process runs and does not listen (yet), which --wait-dut waits out. */
 	return iw_errf(e, last == IW_NET_EREFUSED ? IW_NET_EREFUSED : IW_ESTATE,
 		       "exec: the DUT did not accept a connection on %s:%u within %lld ms (%s), %d attempt%s refused",

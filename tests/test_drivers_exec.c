@@ -238,3 +238,43 @@ TEST(drivers_exec_restart_has_a_bound_of_its_own)
 	CHECK(!f.present);
 	iw_driver_close(d);
 }
+
+/* A one-run application (perftest's server) still in the run it served when the next connection's
+ * bound ends: IW_DRV_ELAST_RUN, which the executor does not judge (the application's timing, not
+ * the stack's listener). Any other DUT still running and refusing is refused: a finding. */
+TEST(drivers_exec_one_run_application_still_in_its_last_run)
+{
+	const char *bin = iwspec_binary();
+	if (!bin) {
+		printf("  drivers_exec_one_run_application_still_in_its_last_run: skipped: no build/iwspec\n");
+		return;
+	}
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s serve --quiet --once --port {port}; sleep 60", bin);
+	for (int perftest = 0; perftest < 2; perftest++) {
+		iw_dut_config c;
+		iw_err e;
+		int fd = -1, st;
+		uint8_t buf[32];
+		iw_driver *d = exec_open(cmd, IW_ROLE_RESPONDER, &c);
+		if (!d)
+			return;
+		if (perftest)
+			iw_driver_set_ulp(d, iw_driver_perftest_ulp("send"));
+		CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
+		CHECK_EQ(d->ops->connect(d, &fd, 20000, 0, &e), IW_OK);   /* a hang guard */
+		if (fd >= 0) {
+			send_request(fd, iw_profile_default(), false, -1);
+			CHECK_EQ(read_for(fd, buf, 20, 10000, &st), 20);
+			close(fd);
+		}
+		/* 1 s against the 60 s the instance lingers */
+		int rc = d->ops->connect(d, &fd, 1000, 0, &e);
+		CHECK_EQ(rc, perftest ? IW_DRV_ELAST_RUN : IW_NET_EREFUSED);
+		CHECK(msg_has(e.msg, perftest ? "still in its last run" : "did not accept a connection"));
+		iw_dut_finding f;
+		CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
+		CHECK(!f.present);
+		iw_driver_close(d);
+	}
+}

@@ -223,11 +223,12 @@ run_cases() {
 
 # oneoff_cause PASS CASE FIRST-RUN-LINE: says the cause duts/linux-siw.oneoffs names for a one-off
 # (a difference its rerun did not repeat), or that none does: those go to $OUT/unexplained, which
-# fails the run under INTEROP_ONEOFFS_STRICT=1 (the end of the script).
+# fails the run under INTEROP_ONEOFFS_STRICT=1 (the end of the script). A cause that needs a
+# kernel report looks for it in the guest's console ($CONSOLE).
 oneoff_cause() {
 	cause=
 	# Fields are separated by " | " (a regular expression's own | has no spaces around it).
-	while IFS="$(printf '\037')" read -r c pglob cglob re what; do
+	while IFS="$(printf '\037')" read -r c pglob cglob re console what; do
 		pass_ok=
 		# The globs are case patterns, not file names: no pathname expansion of "*".
 		set -f
@@ -238,12 +239,14 @@ oneoff_cause() {
 		set +f
 		# shellcheck disable=SC2254
 		case $2 in $cglob) ;; *) pass_ok= ;; esac
+		# A cause the guest's console must show (its kernel's report) is named only when it does.
+		[ "$console" = - ] || grep -Eq -- "$console" "$CONSOLE" 2>/dev/null || pass_ok=
 		if [ -n "$pass_ok" ] && printf '%s\n' "$3" | grep -Eq -- "$re"; then
 			cause="$c: $what"
 			break
 		fi
 	done <<CAUSES
-$(awk -F ' [|] ' 'NF >= 5 && $1 !~ /^#/ { printf "%s\037%s\037%s\037%s\037%s\n", $1, $2, $3, $4, $5 }' duts/linux-siw.oneoffs)
+$(awk -F ' [|] ' 'NF >= 6 && $1 !~ /^#/ { printf "%s\037%s\037%s\037%s\037%s\037%s\n", $1, $2, $3, $4, $5, $6 }' duts/linux-siw.oneoffs)
 CAUSES
 	if [ -n "$cause" ]; then
 		say "  $2 matches its baseline on the rerun: a one-off, $cause"

@@ -3,8 +3,8 @@
 #
 # Three lanes run side by side. Lane 1 holds the stages that keep the cores busy (the CLI
 # scripts, the two matrices), then the sanitizers' CLI scripts and unit tests; lane 2 the Linux
-# siw stage on its qemu guest (the longest, about 110 s on an idle machine and 230 to 340 s
-# beside the rest: the critical path); lane 3 the sanitizer build, then the light stages that
+# siw stage on its qemu guest (the longest, about 170 s alone on an idle machine and 275 to 290 s
+# beside the rest on a fresh clone: the critical path); lane 3 the sanitizer build, then the light stages that
 # wait on DUT timers (the unit tests, the CLI scripts against hostile DUTs), the fuzz targets and
 # the OSS-Fuzz build contract (both beside the guest, where a core is free once lane 1 waits for
 # it), then the sanitizers' conformance column. No stage with timing-bound checks under ASan runs

@@ -116,7 +116,7 @@ void ex_unfail(ctx *x)
 {
 	x->failed = false;
 	x->fail_by = EX_BY_CASE;
-	x->fail_timed_out = x->app_late = false;
+	x->fail_timed_out = x->app_late = x->app_busy = false;
 	x->fail_req[0] = '\0';
 	x->r->reason[0] = '\0';
 	x->r->fail_wire = 0;
@@ -331,6 +331,13 @@ static void judge_failure(ctx *x, iw_case_result *r)
 	enum iw_level lvl = cited ? cited->level : IW_LEVEL_MUST;
 	const char *kw = NULL;
 	bool known = iw_req_level(x->fail_req, &lvl, &kw);
+	if (x->app_busy) {
+		char why[sizeof r->reason];
+		snprintf(why, sizeof why, "not judged: %.900s", r->reason);
+		memcpy(r->reason, why, sizeof why);
+		r->verdict = IW_SKIP;
+		return;
+	}
 	if (x->app_late) {
 		char why[sizeof r->reason];
 		snprintf(why, sizeof why, "not judged: the DUT's application did not take the connection to where the case "

@@ -228,6 +228,8 @@ typedef struct ctx {
 	bool app_late;              /* the application's part of a `startup` that got through the frames
 				     * (greeting and echo, rping's advertisement, perftest's keys), or an
 				     * `expect greeting`, timed out: the case is not judged */
+	bool app_busy;              /* a connection found the DUT's one-run application still in its
+				     * last run (IW_DRV_ELAST_RUN) before anything failed: not judged */
 	uint32_t pd_over_limit;     /* a Request's PD_Length above the DUT's declared private_data_limit */
 	char fail_req[32];
 	const char *step_rule;      /* the `rule=` of the expectation running, or NULL */

@@ -421,6 +421,13 @@ bool ex_open_into(ctx *x, hconn *h, int no, int64_t timeout_ms, int mss)
 	bool reset_at_once = rc == IW_NET_ERESET_AT_ONCE && !raw;
 	if (reset_at_once)
 		rc = IW_OK;
+	/* An application that serves one run per instance still in its last one: its timing, not
+	 * the stack's listener, so the case is not judged (unless it failed before). */
+	if (rc == IW_DRV_ELAST_RUN) {
+		x->app_busy |= !x->failed;
+		ex_fail(x, NULL, "%s", e.msg);
+		return false;
+	}
 	/* A responder that accepted a connection of this case and now refuses another has stopped
 	 * serving (what `expect alive` probes): a finding, not a harness that cannot judge. */
 	if (rc && x->dut_role == IW_ROLE_RESPONDER && x->reached) {
