@@ -12,13 +12,22 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CONNECT_MS 10000
 #define STOP_MS 3000
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int dial(const char *agent, iw_err *e)
 {
@@ -98,12 +107,15 @@ int rfl_via_run(const char *agent, const char *target, unsigned listen_port, con
 	}
 	char acc[1024];
 	size_t len = 0;
-	int status = -1, r = 0, stop_polls = 0;
+	int status = -1, r = 0;
+	int64_t stop_by = 0;
 	while (r == 0) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (rfl_stop && !stop_polls)
+		if (rfl_stop && !stop_by) {
 			shutdown(fd, SHUT_WR);
-		if (rfl_stop && ++stop_polls > STOP_MS / 100)
+			stop_by = now_ms() + STOP_MS;
+		}
+		if (stop_by && now_ms() >= stop_by)
 			break;
 		if (poll(&p, 1, rfl_stop ? 100 : 500) <= 0)
 			continue;
@@ -127,8 +139,10 @@ int rfl_via_run(const char *agent, const char *target, unsigned listen_port, con
 			len = 0;
 	}
 	close(fd);
-	if (rfl_stop)
-		return 0;   /* stopped by the harness: how the run ended is not a finding */
+	/* Stopped by the harness: the run's end by our stop is not a finding (a crash it reported
+	 * still is). */
+	if (rfl_stop && (r == 0 || status == 128 + SIGTERM || status == 128 + SIGKILL))
+		return 0;
 	/* rping and perftest exit non-zero whenever their flow breaks, and the cases break it on
 	 * purpose (a Terminate, a closed connection): those outcomes are the cases' to judge, so only
 	 * a signal (a crash) stays a finding for the exec driver. rping's client returns -1 from
