@@ -80,6 +80,9 @@ cause patched rdmap.opcode.unknown \
 cause initiator mpa.startup.init.crc-error-after-startup \
 	"    mpa.startup.init.crc-error-after-startup: expected FAIL (x line 77), got PASS (a known failure no longer fails: update the baseline): terminate: expected an FPDU, the DUT closed the connection (FIN)" \
 	F18
+cause patched ddp.errors.as-model-invalid-version \
+	"    ddp.errors.as-model-invalid-version: expected PASS (x line 2), got FAIL (a regression): model: an echo was due; the DUT closed the connection [requirement DDP-6.1-10 MUST]" \
+	F18
 # H3 became F18: the model judges the Terminate once the DUT closed before its echoes.
 cause patched ddp.errors.as-model-invalid-version \
 	"    ddp.errors.as-model-invalid-version: expected PASS (x line 2), got FAIL (a regression): terminate: expected an FPDU, the DUT closed the connection (FIN) [requirement DDP-6.1-10 MUST]" \

@@ -241,7 +241,7 @@ if [ $restored = no ] && [ "$SNAPSHOT" = 1 ] && [ "${IWSPEC_GUEST_SAVE:-1}" = 1 
 		say "saved as it is now for the next boot of its kind ($(($(du -k "$SNAP.mig" | cut -f1) / 1024)) MiB in $(($(date +%s) - ts)) s)"
 	else
 		rm -f "$SNAP.tmp"
-		say "could not save the guest for the next boot (its monitor on 127.0.0.1:$MONITOR_PORT in $NETNS); each boot boots"
+		say "could not save the guest for the next boot (its monitor on 127.0.0.1:$MONITOR_PORT in $NETNS): the next passes boot theirs"
 	fi
 fi
 # The host reaches the guest over the TAP link: a TCP connection to the agent's control port.
