@@ -25,6 +25,25 @@ static iw_driver *exec_open(const char *cmd, enum iw_role role, iw_dut_config *c
 	return d;
 }
 
+/* One connection to a responder DUT: connect within timeout_ms, send a Request, read its Reply
+ * (10 s, a hang guard) and close. False, with the driver's message printed, when connect failed. */
+static bool connect_for_reply(iw_driver *d, int64_t timeout_ms, int k)
+{
+	iw_err e;
+	int fd = -1, st;
+	uint8_t buf[32] = {0};
+	CHECK_EQ(d->ops->connect(d, &fd, timeout_ms, 0, &e), IW_OK);
+	if (fd < 0) {
+		printf("    connection %d: %s\n", k, e.msg);
+		return false;
+	}
+	send_request(fd, iw_profile_default(), false, -1);
+	CHECK_EQ(read_for(fd, buf, 20, 10000, &st), 20);
+	CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
+	close(fd);
+	return true;
+}
+
 TEST(drivers_exec_exit_status_is_a_finding)
 {
 	iw_dut_config c;
@@ -163,17 +182,8 @@ TEST(drivers_exec_iwspec_serve)
 	 * 20 octets, were races a loaded machine lost (connect failed, then 0 octets read). No
 	 * pause between the two connections either: the --once process stops listening as it
 	 * accepts, so the second connect is refused until the driver has restarted it. */
-	for (int k = 0; k < 2; k++) {
-		CHECK_EQ(d->ops->connect(d, &fd, 30000, 0, &e), IW_OK);
-		if (fd < 0)
-			break;
-		send_request(fd, iw_profile_default(), false, -1);
-		memset(buf, 0, sizeof buf);
-		CHECK_EQ(read_for(fd, buf, 20, 10000, &st), 20);
-		CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
-		close(fd);
-		fd = -1;
-	}
+	for (int k = 0; k < 2 && connect_for_reply(d, 30000, k + 1); k++)
+		;
 	iw_dut_finding f;
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
 	CHECK(!f.present);
@@ -213,26 +223,13 @@ TEST(drivers_exec_restart_has_a_bound_of_its_own)
 	char cmd[512];
 	iw_dut_config c;
 	iw_err e;
-	int fd = -1, st;
-	uint8_t buf[32];
 	snprintf(cmd, sizeof cmd, "sleep 3; %s serve --quiet --once --port {port}; sleep 2", bin);
 	iw_driver *d = exec_open(cmd, IW_ROLE_RESPONDER, &c);
 	if (!d)
 		return;
 	CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-	for (int k = 0; k < 2; k++) {
-		CHECK_EQ(d->ops->connect(d, &fd, k ? 4000 : 20000, 0, &e), IW_OK);
-		if (fd < 0) {
-			printf("    connection %d: %s\n", k + 1, e.msg);
-			break;
-		}
-		send_request(fd, iw_profile_default(), false, -1);
-		memset(buf, 0, sizeof buf);
-		CHECK_EQ(read_for(fd, buf, 20, 10000, &st), 20);
-		CHECK_MEM(buf, IW_MPA_KEY_REP, 16);
-		close(fd);
-		fd = -1;
-	}
+	for (int k = 0; k < 2 && connect_for_reply(d, k ? 4000 : 20000, k + 1); k++)
+		;
 	iw_dut_finding f;
 	CHECK_EQ(d->ops->case_end(d, &f, &e), IW_OK);
 	CHECK(!f.present);
@@ -254,20 +251,14 @@ TEST(drivers_exec_one_run_application_still_in_its_last_run)
 	for (int perftest = 0; perftest < 2; perftest++) {
 		iw_dut_config c;
 		iw_err e;
-		int fd = -1, st;
-		uint8_t buf[32];
+		int fd = -1;
 		iw_driver *d = exec_open(cmd, IW_ROLE_RESPONDER, &c);
 		if (!d)
 			return;
 		if (perftest)
 			iw_driver_set_ulp(d, iw_driver_perftest_ulp("send"));
 		CHECK_EQ(d->ops->case_begin(d, &e), IW_OK);
-		CHECK_EQ(d->ops->connect(d, &fd, 20000, 0, &e), IW_OK);   /* a hang guard */
-		if (fd >= 0) {
-			send_request(fd, iw_profile_default(), false, -1);
-			CHECK_EQ(read_for(fd, buf, 20, 10000, &st), 20);
-			close(fd);
-		}
+		connect_for_reply(d, 20000, 1);   /* a hang guard */
 		/* 1 s against the 60 s the instance lingers */
 		int rc = d->ops->connect(d, &fd, 1000, 0, &e);
 		CHECK_EQ(rc, perftest ? IW_DRV_ELAST_RUN : IW_NET_EREFUSED);
