@@ -252,7 +252,8 @@ pass_console() {
 # oneoff_cause PASS CASE FIRST-RUN-LINE: says the cause duts/linux-siw.oneoffs names for a one-off
 # (a difference its rerun did not repeat), or that none does: those go to $OUT/unexplained, which
 # fails the run under INTEROP_ONEOFFS_STRICT=1 (the end of the script). A cause that needs a
-# kernel report looks for it in the guest's console ($CONSOLE).
+# kernel report looks for it in the pass's console ($ONEOFF_CONSOLE: run_cases keeps it when the
+# reruns moved to a fresh guest; else the guest's, $CONSOLE).
 oneoff_cause() {
 	cause=
 	# Fields are separated by " | " (a regular expression's own | has no spaces around it).
