@@ -208,6 +208,16 @@ for role in $ROLES; do
 		ip netns exec "$NETNS" $wall "$IWSPEC" fuzz --dut-config "$conf" --seed "$SEED" --first-run "$first" --time "${left}s" \
 			--out "$sd" --console "$CONSOLE" --console-mark "$AGENT" --no-progress $FUZZOPT >"$sd.log" 2>&1
 		frc=$?
+		# A fuzzer stopped at the wall can leave its last DUT behind: the exec driver's relay to
+		# the guest's agent (`iwspec-reflector --via`), waiting on a run the agent still has, with
+		# nobody left to end it (two of five walls in fresh-clone runs, 2026-11-29). Nothing else
+		# talks to this guest's agent now (the namespace's own processes: another guest's are not
+		# ours).
+		for pid in $(ip netns pids "$NETNS" 2>/dev/null); do
+			case $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) in
+			*"iwspec-reflector --via $AGENT "*) kill "$pid" 2>/dev/null ;;
+			esac
+		done
 		te=$(now)
 		fuzz_s=$((fuzz_s + te - ts))
 		cp "$CONSOLE" "$sd.console.log" 2>/dev/null
