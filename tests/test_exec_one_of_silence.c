@@ -27,18 +27,25 @@ static const char *LATE_CASE = "id: test.exec.one-of-late\n"
 			       "  - close within=500ms\n"
 			       "end\n";
 
+/* Runs text against a DUT that answers the Request with a Reply and the harness's next octets
+ * with the echo of a Send of "abcde", delay_ms after they came. */
+static void run_echo_after(const char *text, int delay_ms, iw_run *run)
+{
+	scripted_dut d = {0};
+	d.reply_len = good_reply(d.reply, sizeof d.reply);
+	d.after_len = send_fpdu("abcde", d.after, sizeof d.after);
+	d.after_delay_ms = delay_ms;
+	dut_start(&d);
+	run_against(&d, text, run);
+	dut_stop(&d);
+}
+
 TEST(exec_one_of_counts_the_silence_once)
 {
 	/* The echo comes 800 ms after the Send: after the bound of 500 ms of every alternative, and
 	 * before the second alternative's bound ended when each waited on its own (it matched). */
-	scripted_dut d = {0};
-	d.reply_len = good_reply(d.reply, sizeof d.reply);
-	d.after_len = send_fpdu("abcde", d.after, sizeof d.after);
-	d.after_delay_ms = 800;
-	dut_start(&d);
 	iw_run run;
-	run_against(&d, LATE_CASE, &run);
-	dut_stop(&d);
+	run_echo_after(LATE_CASE, 800, &run);
 	const iw_case_result *r = &run.cases[0];
 	CHECK_STR(iw_verdict_name(r->verdict), "FAIL");
 	/* Nothing was read for any alternative, and each says the bound it had, not what was left
@@ -53,13 +60,8 @@ TEST(exec_one_of_still_matches_an_answer_in_time)
 {
 	/* The same case with the echo at once: the second alternative reads it, after the first
 	 * failed on its data, without waiting. */
-	scripted_dut d = {0};
-	d.reply_len = good_reply(d.reply, sizeof d.reply);
-	d.after_len = send_fpdu("abcde", d.after, sizeof d.after);
-	dut_start(&d);
 	iw_run run;
-	run_against(&d, LATE_CASE, &run);
-	dut_stop(&d);
+	run_echo_after(LATE_CASE, 0, &run);
 	CHECK_STR(iw_verdict_name(run.cases[0].verdict), "PASS");
 	iw_run_free(&run);
 }
@@ -81,14 +83,8 @@ TEST(exec_one_of_silence_counts_the_silence_waited_before_it)
 				  "  - close within=500ms\n"
 				  "  - silence 500ms\n"
 				  "end\n";
-	scripted_dut d = {0};
-	d.reply_len = good_reply(d.reply, sizeof d.reply);
-	d.after_len = send_fpdu("abcde", d.after, sizeof d.after);
-	d.after_delay_ms = 800;
-	dut_start(&d);
 	iw_run run;
-	run_against(&d, text, &run);
-	dut_stop(&d);
+	run_echo_after(text, 800, &run);
 	CHECK_STR(iw_verdict_name(run.cases[0].verdict), "PASS");
 	iw_run_free(&run);
 }
