@@ -163,7 +163,7 @@ cli.%:
 # crosscheck.sh run under ASan+UBSan in test-san-cli, and test-hostile holds the scripts that mostly
 # wait on DUT timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers,
 # which skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
-CLI_GCC     := check_octets rows siw_series siw_oneoffs siw_guest_save mutants decode_capture tshark_check rawtcp coverage rping perftest install reflector wait_dut fuzz_console fuzz_declared
+CLI_GCC     := check_octets rows siw_series siw_oneoffs siw_guest_save siw_gcda siw_coverage mutants decode_capture tshark_check rawtcp coverage rping perftest install reflector wait_dut fuzz_console fuzz_declared
 CLI_HOSTILE := fuzz_hostile hostile hostile_run lab_walkthrough
 CLI_SAN     := run vectors netfuzz report crosscheck
 test-cli: $(BUILD)/iwspec
@@ -179,8 +179,10 @@ test-hostile: $(BUILD)/iwspec
 	@$(call cli_run,4) $(addprefix cli.,$(CLI_HOSTILE))
 
 # Real Linux siw (tools/siw-guest/) as the DUT in both roles, against duts/linux-siw.*.expect.
+# COVERAGE=1: every guest runs siw profiled, and out/interop/linux-siw/coverage/ gets its line,
+# function and branch coverage per pass and in all (tools/siw-guest/coverage.sh).
 interop: $(BUILD)/iwspec
-	IWSPEC=$(BUILD)/iwspec sh tools/interop-siw.sh
+	IWSPEC=$(BUILD)/iwspec $(if $(filter 1,$(COVERAGE)),INTEROP_COVERAGE=1 )sh tools/interop-siw.sh
 
 # siw's patch series (docs/interop/siw-patches/): what make interop checks, and each patch built
 # in order against each kernel's headers (about 2 minutes of CPU).
@@ -191,9 +193,15 @@ siw-series:
 # A fuzzing campaign against Linux siw in the guest, its kernel's console as an oracle
 # (tools/fuzz-siw.sh, docs/fuzzing-network.md): SIW_FUZZ_TIME (default 10m), SIW_FUZZ_SEED (default 1),
 # KASAN=1 for the sanitizer kernel (tools/siw-guest/build-kasan.sh); out/fuzz-siw/summary.{json,html}.
+# It fuzzes siw-patched.ko (SIW_FUZZ_STOCK=1: Debian's siw as it is). COVERAGE=1 profiles it and steers
+# the fuzzer by its coverage (FEEDBACK=0: measured, not steered), with SIW_FUZZ_CORPUS=DIR a corpus
+# that lasts from night to night; out/fuzz-siw/coverage/, with the suite's too after
+# make interop COVERAGE=1.
 .PHONY: fuzz-siw
 fuzz-siw: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec bash tools/fuzz-siw.sh --time $(or $(SIW_FUZZ_TIME),10m) --seed $(or $(SIW_FUZZ_SEED),1) \
+		$(if $(filter 1,$(SIW_FUZZ_STOCK)),--stock) $(if $(filter 1,$(COVERAGE)),--coverage $(if $(filter 0,$(FEEDBACK)),--no-feedback) \
+		$(if $(filter 0,$(FEEDBACK)),--out out/fuzz-siw-nofeedback) 		$(if $(SIW_FUZZ_CORPUS),--corpus $(SIW_FUZZ_CORPUS)) $(if $(wildcard out/interop/linux-siw/coverage/*.info),--with-suite out/interop/linux-siw/coverage)) \
 		$(if $(filter 1,$(KASAN)),--kasan --out out/fuzz-siw-kasan)
 
 # The whole suite against the built-in DUT in every profile, for each DUT configuration

@@ -23,6 +23,11 @@
  *                                           /dev/kmsg, and answers `exit 0`: a fuzzer ties
  *                                           what the guest's console says next to its run;
  *                                           TEXT is letters, digits and " ._:-", at most 120)
+ *                      coverage-arcs       (siw's coverage, when the guest runs the profiled siw:
+ *                      coverage-gcda        boot.sh --coverage; each line of
+ *                      coverage-reset       /sys/kernel/debug/siw_gcov/arcs or gcda as an `out`
+ *                                           line, or its counters zeroed: siw_gcov.c says what
+ *                                           the files hold; then `exit 0`)
  *   agent -> harness   out TEXT        (each line the run prints)
  *                      exit N | signal N | error TEXT   (last line)
  *
@@ -65,6 +70,7 @@ typedef struct request {
 	char perftest[12];          /* perftest's test: "send", "write", "read" (ib_MODE_bw) or "send-lat"
 				     * (ib_send_lat); "" otherwise */
 	char mark[128];             /* not empty: a `mark` request, nothing is run */
+	char coverage[8];           /* not empty: "arcs", "gcda" or "reset" of siw's coverage, nothing is run */
 } request;
 
 /* Reads the request line, at most 5 s; 0 with rq filled, -1 with a reason in e. */
@@ -83,6 +89,15 @@ static int read_request(int cfd, request *rq, iw_err *e)
 	}
 	line[len] = 0;
 	rq->mark[0] = 0;
+	rq->coverage[0] = 0;
+	static const char *const cov[] = { "arcs", "gcda", "reset" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t k = strlen(cov[i]);
+		if (!strncmp(line, "coverage-", 9) && !strncmp(line + 9, cov[i], k) && strchr("\r\n", line[9 + k]) && line[9 + k]) {
+			strcpy(rq->coverage, cov[i]);
+			return 0;
+		}
+	}
 	if (!strncmp(line, "mark ", 5)) {
 		/* Only what reads back unchanged on the console: no escapes, no printk level. */
 		size_t n = strcspn(line + 5, "\r\n");
@@ -108,7 +123,8 @@ static int read_request(int cfd, request *rq, iw_err *e)
 	if (sscanf(l, "listen %15s %c", p, &extra) != 1 && sscanf(l, "connect %79s %15s %c", h, p, &extra) != 2)
 		return iw_errf(e, -1, "expected 'connect HOST PORT', 'listen PORT' (each may be prefixed 'rping-'), "
 			       "'perftest-MODE-listen PORT', 'perftest-MODE-connect HOST PORT' (MODE send, write, "
-			       "read), 'perftest-send-lat-listen PORT' or 'mark TEXT'");
+			       "read), 'perftest-send-lat-listen PORT', 'mark TEXT' or 'coverage-arcs', 'coverage-gcda', "
+			       "'coverage-reset'");
 	/* A host name or address and a port number, nothing a shell or option parser could misread. */
 	unsigned long port = strtoul(p, NULL, 10);
 	if (h[0] == '-' || strspn(h, "0123456789abcdefABCDEF.:-_[]") != strlen(h) || strspn(p, "0123456789") != strlen(p) ||
@@ -143,6 +159,54 @@ static int stop_child(pid_t pid)
 	return status;
 }
 
+#define SIW_GCOV_DIR "/sys/kernel/debug/siw_gcov/"
+
+/* A coverage request: the file's lines relayed as `out` lines, or (reset) its counters zeroed. */
+static int relay_coverage(int cfd, const char *what)
+{
+	char path[64], msg[160];
+	snprintf(path, sizeof path, SIW_GCOV_DIR "%s", what);
+	int fd = open(path, (strcmp(what, "reset") ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+	if (fd < 0) {
+		int n = snprintf(msg, sizeof msg, "%s: %s (the guest's siw is not the profiled one: boot.sh --coverage)",
+				 path, strerror(errno));
+		send_line(cfd, "error", msg, (size_t)n);
+		return 1;
+	}
+	bool ok = true;
+	if (!strcmp(what, "reset")) {
+		ok = write(fd, "1\n", 2) == 2;
+	} else {
+		/* Lines of at most 140 octets (siw_gcov.c): relayed whole, one `out` line each. */
+		char buf[8192], line[LINE_MAX_LEN];
+		size_t len = 0;
+		ssize_t k;
+		while ((k = read(fd, buf, sizeof buf)) > 0) {
+			for (ssize_t i = 0; i < k; i++) {
+				if (buf[i] == '\n' || len == sizeof line) {
+					send_line(cfd, "out", line, len);
+					len = 0;
+					if (buf[i] == '\n')
+						continue;
+				}
+				line[len++] = buf[i];
+			}
+		}
+		if (len)
+			send_line(cfd, "out", line, len);
+		ok = k == 0;
+	}
+	int err = errno;
+	close(fd);
+	if (!ok) {
+		int n = snprintf(msg, sizeof msg, "%s: %s", path, strerror(err));
+		send_line(cfd, "error", msg, (size_t)n);
+		return 1;
+	}
+	send_line(cfd, "exit", "0", 1);
+	return 0;
+}
+
 /* One control connection, in its own process: start the run, relay its output, report its end. */
 static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 {
@@ -155,6 +219,8 @@ static int handle(int cfd, const char *self, const char *bind_addr, int memfd)
 		send_line(cfd, "error", e.msg, strlen(e.msg));
 		return 1;
 	}
+	if (rq.coverage[0])
+		return relay_coverage(cfd, rq.coverage);
 	if (rq.mark[0]) {
 		/* Answered only once the kernel has the line: the console shows it before anything
 		 * the harness does after the answer. */

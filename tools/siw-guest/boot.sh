@@ -1,7 +1,7 @@
 #!/bin/sh
 # Boots the siw guest (build.sh made it) in the background and waits until it is ready.
 #
-#   sh tools/siw-guest/boot.sh [--selftest] [--patched] [--kasan]
+#   sh tools/siw-guest/boot.sh [--selftest] [--patched] [--coverage] [--kasan]
 #
 # The guest's virtio NIC is a TAP device, iwtap0, inside network namespace iwspec-siw: the
 # harness's TCP (run with `ip netns exec iwspec-siw`) talks to the guest's TCP directly, with no
@@ -10,6 +10,8 @@
 # --selftest runs rping over siw inside the guest first (IWSPEC-SELFTEST-PASS on the console).
 # --patched loads siw-patched.ko (siw with docs/interop/siw-patches/ applied) instead of siw.ko;
 # the console says which (`guest: siw module ...`), and boot.sh checks it.
+# --coverage loads the profiled build of that module (siw-cov.ko or siw-patched-cov.ko: its
+# counters in /sys/kernel/debug/siw_gcov/, which the agent reads: tools/siw-guest/coverage.sh).
 # --kasan boots the sanitizer kernel of build-kasan.sh (KASAN, lockdep, UBSAN; siw built in)
 # with the same user space.
 # IWSPEC_NETNS=name: another namespace, so two guests run side by side from one tree; the
@@ -38,19 +40,22 @@ RUN=$ROOT/build/siw-guest
 [ "$NETNS" = iwspec-siw ] || RUN=$RUN/ns-$NETNS
 SELFTEST=0
 SIW=
+COV=
 KERNEL=$OUT/bzImage
 ARGS="$*"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--selftest) SELFTEST=1 ;;
 	--patched) SIW=patched ;;
+	--coverage) COV=-cov ;;
 	--kasan) SIW=kasan; KERNEL=$ROOT/build/siw-guest-kasan/bzImage ;;
 	--run-dir) echo "$RUN"; exit 0 ;;
-	*) echo "guest: unknown option '$1' (--selftest, --patched, --kasan, --run-dir)" >&2; exit 2 ;;
+	*) echo "guest: unknown option '$1' (--selftest, --patched, --coverage, --kasan, --run-dir)" >&2; exit 2 ;;
 	esac
 	shift
 done
 say() { echo "guest: $*"; }
+[ "$SIW" = kasan ] && [ -n "$COV" ] && { echo "guest: --coverage profiles siw.ko; the sanitizer kernel (--kasan) has siw built in, unprofiled" >&2; exit 2; }
 cant() { echo "guest: cannot boot here: $*" >&2; exit 77; }
 
 [ "$(id -u)" -eq 0 ] || cant "needs root (a network namespace and a TAP device)"
@@ -83,7 +88,7 @@ t0=$(date +%s)
 # no_timer_check: under TCG on a loaded host the kernel's check of the IO-APIC timer can miss
 # its ticks and panic the boot ("IO-APIC + timer doesn't work!", seen in a make test with the
 # host loaded); qemu's timer is sound, so the check is left out.
-APPEND="console=ttyS0 panic=-1 loglevel=7 no_timer_check iwspec.selftest=$SELFTEST iwspec.siw=${SIW:-stock}"
+APPEND="console=ttyS0 panic=-1 loglevel=7 no_timer_check iwspec.selftest=$SELFTEST iwspec.siw=${SIW:-stock}${COV:+ iwspec.cov=1}"
 # The monitor listens on the namespace's own loopback (the saving below talks to it); the
 # console is appended to, so a restored guest's follows the boot's it was saved with.
 MONITOR_PORT=4444
@@ -122,13 +127,13 @@ monitor() {
 # The saved guest of this kind, valid for exactly this kernel, initrd, command line and qemu.
 SNAPSHOT=${IWSPEC_GUEST_SNAPSHOT:-1}
 [ $SELFTEST = 1 ] && SNAPSHOT=0   # the self-test's rping is to run, not to be remembered
-SNAP=$RUN/snapshot-${SIW:-stock}
+SNAP=$RUN/snapshot-${SIW:-stock}$COV
 snap_key="$(cksum <"$KERNEL") $(cksum <"$OUT/initrd.gz") $APPEND $(qemu-system-x86_64 --version | head -n 1)"
 restored=no
 if [ "$SNAPSHOT" = 1 ] && [ -f "$SNAP.mig" ] && [ "$(cat "$SNAP.key" 2>/dev/null)" = "$snap_key" ]; then
 	accel=$(cat "$SNAP.accel")
 	cp "$SNAP.console" "$RUN/console.log"
-	say "restoring Debian $KERNEL_ABI ($KERNEL_DEB_VERSION)${SIW:+, $SIW siw}, as saved when it was ready ($SNAP.mig)"
+	say "restoring Debian $KERNEL_ABI ($KERNEL_DEB_VERSION)${SIW:+, $SIW siw}${COV:+, profiled}, as saved when it was ready ($SNAP.mig)"
 	# The guest was saved stopped, and comes back stopped: run once the stream is in.
 	if start_qemu -incoming "exec:cat $SNAP.mig" && monitor 60 "Migration status: completed" "info migrate" &&
 		monitor 10 "VM status: running" cont "info status"; then
@@ -142,7 +147,7 @@ if [ "$SNAPSHOT" = 1 ] && [ -f "$SNAP.mig" ] && [ "$(cat "$SNAP.key" 2>/dev/null
 		rm -f "$SNAP.mig" "$RUN/console.log" "$RUN/qemu.pid"
 	fi
 fi
-[ $restored = yes ] || say "booting Debian $KERNEL_ABI ($KERNEL_DEB_VERSION) under qemu ($what)${SIW:+, $SIW siw}"
+[ $restored = yes ] || say "booting Debian $KERNEL_ABI ($KERNEL_DEB_VERSION) under qemu ($what)${SIW:+, $SIW siw}${COV:+, profiled}"
 # A /dev/kvm that qemu cannot use (nested virtualisation refusing -cpu max's MSRs) falls back to
 # TCG, which the baselines were made with, instead of failing the boot.
 started=yes
@@ -216,8 +221,8 @@ while :; do
 	# The guest is ready 4-8 s after qemu starts: a second's polling lost half a second a boot.
 	sleep 0.2
 done
-want="siw module siw.ko loaded"
-[ "$SIW" = patched ] && want="siw module siw-patched.ko loaded"
+want="siw module siw$COV.ko loaded"
+[ "$SIW" = patched ] && want="siw module siw-patched$COV.ko loaded"
 [ "$SIW" = kasan ] && want="siw built into the kernel"
 grep -q "guest: $want" "$RUN/console.log" || failed "the guest did not say: $want"
 if [ $SELFTEST = 1 ]; then

@@ -9,7 +9,10 @@
 # linux-headers-$KERNEL_ABI, and its vermagic must equal the image's. A second module,
 # siw-patched.ko, is built from the same source with the patches docs/interop/siw-patches/series
 # lists (IWSPEC_SIW_PATCHES=0002 or =F1,F8 builds it with those only); the guest loads it when
-# booted with --patched. When the series does not apply to this kernel's source (patch
+# booted with --patched. Each of the two is also built profiled (siw-cov.ko, siw-patched-cov.ko: gcc's
+# coverage counters with their own runtime, tools/siw-guest/siw-cov/), which boot.sh --coverage loads;
+# their .gcno files and sources stay in siw-cov-src/ and siw-patched-cov-src/ for coverage.sh.
+# When the series does not apply to this kernel's source (patch
 # --fuzz=0), the guest has siw.ko only and siw-patched.missing says which patch failed: the
 # patched passes SKIP with that reason, every other pass runs. User space is busybox, iproute2 (`rdma`), rdma-core, ibverbs-providers
 # (siw's provider), librdmacm1, rdmacm-utils (rping), perftest, and the reflector built on the host. The
@@ -72,7 +75,7 @@ done <"$PATCHDIR/series"
 PATCHED_FINDINGS=${PATCHED_FINDINGS# }
 
 # The cache key: everything that goes into the guest.
-key=$( { cat "$HERE/kernel.env" "$HERE/build.sh" "$HERE/init"; [ -n "$REFLECTOR" ] && cat "$REFLECTOR"; \
+key=$( { cat "$HERE/kernel.env" "$HERE/build.sh" "$HERE/init" "$HERE"/siw-cov/*; [ -n "$REFLECTOR" ] && cat "$REFLECTOR"; \
 	echo "reflector=${REFLECTOR:+yes}"; echo "patches=$PATCHES"; for p in $PATCHES; do cat "$PATCHDIR/$p"; done; } |
 	sha256sum | cut -d' ' -f1)
 if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$key" ] && [ -f "$OUT/initrd.gz" ] && [ -f "$OUT/bzImage" ]; then
@@ -91,8 +94,36 @@ rm -f "$OUT/stamp"
 #    packages are fetched and unpacked, and the two modules build side by side.
 SRC=$OUT/siw-src
 PSRC=$OUT/siw-patched-src
+# 3c. The same two, profiled (siw-cov.ko, siw-patched-cov.ko: boot.sh --coverage): siw-cov/'s
+#     Kbuild over siw's Makefile, its runtime beside siw's sources, and siw_main.c's module_init
+#     and module_exit lines hooked (on those lines, so every other line keeps its number). The
+#     .gcno files and sources stay here: the host reads the guest's counters against them
+#     (tools/siw-guest/coverage.sh).
+CSRC=$OUT/siw-cov-src
+PCSRC=$OUT/siw-patched-cov-src
+COVDIR=$HERE/siw-cov
 build_module() { # $1 source directory, $2 log
 	make -C "$HEADERS" M="$1" CONFIG_RDMA_SIW=m modules >"$2" 2>&1
+}
+# $1 a source to build as it is, $2 a copy of it to profile and build, $3 the log ($3.cov the
+# profiled build's), $4 what the profiled build was made from (kept in $2/.iwspec-cov).
+build_pair() {
+	build_module "$1" "$3" || return 1
+	profile_source "$2" >"$3.cov" 2>&1 && build_module "$2" "$3.cov.make" || { cat "$3.cov.make" >>"$3.cov" 2>/dev/null; cat "$3.cov" >>"$3"; return 1; }
+	cat "$3.cov.make" >>"$3.cov"; rm -f "$3.cov.make"
+	echo "$4" >"$2/.iwspec-cov"
+}
+# $1 a copy of siw's source to profile: in place.
+profile_source() {
+	cp "$COVDIR/siw_gcov.c" "$COVDIR/gcda.h" "$COVDIR/gcov_begin.c" "$COVDIR/gcov_end.c" "$1/"
+	# The objects siw's own Makefile links, and no other: the Kbuild lists them by name.
+	want=$(grep -o 'siw_[a-z_]*\.o' "$1/Makefile" | sort | tr '\n' ' ')
+	have=$(grep -o 'siw_[a-z_]*\.o' "$COVDIR/Kbuild" | grep -v siw_gcov | sort | tr '\n' ' ')
+	[ "$want" = "$have" ] || die "siw's Makefile in $SOURCE links $want; tools/siw-guest/siw-cov/Kbuild lists $have (update it)"
+	cp "$COVDIR/Kbuild" "$1/Makefile"
+	sed -i 's/^module_init(siw_init_module);$/void siw_gcov_start(void); static int __init siw_gcov_init_module(void) { int rc = siw_init_module(); if (!rc) siw_gcov_start(); return rc; } module_init(siw_gcov_init_module);/; s/^module_exit(siw_exit_module);$/void siw_gcov_stop(void); static void __exit siw_gcov_exit_module(void) { siw_gcov_stop(); siw_exit_module(); } module_exit(siw_gcov_exit_module);/' "$1/siw_main.c"
+	[ "$(grep -c 'siw_gcov_\(init\|exit\)_module);$' "$1/siw_main.c")" = 2 ] ||
+		die "siw_main.c of $SOURCE has no lines module_init(siw_init_module); and module_exit(siw_exit_module); to hook the coverage runtime to"
 }
 build_modules() {
 	phash=$( { echo "$PATCHES"; for p in $PATCHES; do cat "$PATCHDIR/$p"; done; } | sha256sum | cut -d' ' -f1)
@@ -101,6 +132,9 @@ build_modules() {
 	[ -f "$SRC/siw.ko" ] || need_stock=yes
 	[ -f "$PSRC/siw.ko" ] && [ "$(cat "$PSRC/.iwspec-patches" 2>/dev/null)" = "$phash" ] || need_patched=yes
 	[ -f "$OUT/siw-patched.missing" ] && [ "$(cat "$OUT/siw-patched.phash" 2>/dev/null)" = "$phash" ] && need_patched=no
+	covhash=$(cat "$COVDIR"/* | sha256sum | cut -d" " -f1)
+	[ -f "$CSRC/siw.ko" ] && [ "$(cat "$CSRC/.iwspec-cov" 2>/dev/null)" = "$covhash" ] || need_stock=yes
+	[ -f "$OUT/siw-patched.missing" ] || { [ -f "$PCSRC/siw.ko" ] && [ "$(cat "$PCSRC/.iwspec-cov" 2>/dev/null)" = "$covhash $phash" ]; } || need_patched=yes
 	echo "$phash" >"$OUT/siw-patched.phash"
 	[ $need_stock = yes ] || [ $need_patched = yes ] || return 0
 	rm -rf "$OUT/src-tmp"
@@ -109,16 +143,17 @@ build_modules() {
 	pristine=$OUT/src-tmp/$KERNEL_SOURCE_PKG/drivers/infiniband/sw/siw
 	pid_stock=
 	if [ $need_stock = yes ]; then
-		say "building siw.ko from $SOURCE against $HEADERS"
-		rm -rf "$SRC"
+		say "building siw.ko and siw-cov.ko from $SOURCE against $HEADERS"
+		rm -rf "$SRC" "$CSRC"
 		cp -a "$pristine" "$SRC"
-		build_module "$SRC" "$OUT/siw-build.log" &
+		cp -a "$pristine" "$CSRC"
+		build_pair "$SRC" "$CSRC" "$OUT/siw-build.log" "$covhash" &
 		pid_stock=$!
 	fi
 	pid_patched=
 	if [ $need_patched = yes ]; then
-		say "building siw-patched.ko (siw with$PATCHES)"
-		rm -rf "$PSRC" "$OUT/siw-patched.missing"
+		say "building siw-patched.ko and siw-patched-cov.ko (siw with$PATCHES)"
+		rm -rf "$PSRC" "$PCSRC" "$OUT/siw-patched.missing"
 		for p in $PATCHES; do
 			patch -d "$OUT/src-tmp/$KERNEL_SOURCE_PKG" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch \
 				<"$PATCHDIR/$p" >"$OUT/patch.log" 2>&1 || {
@@ -131,23 +166,24 @@ build_modules() {
 			}
 		done
 		if [ ! -f "$OUT/siw-patched.missing" ]; then
+			cp -a "$pristine" "$PCSRC"
 			mv "$pristine" "$PSRC"
-			build_module "$PSRC" "$OUT/siw-patched-build.log" &
+			build_pair "$PSRC" "$PCSRC" "$OUT/siw-patched-build.log" "$covhash $phash" &
 			pid_patched=$!
 		fi
 	fi
 	if [ -n "$pid_stock" ] && ! wait $pid_stock; then
 		[ -z "$pid_patched" ] || wait $pid_patched
 		tail -30 "$OUT/siw-build.log" >&2
-		die "siw.ko did not build (log: $OUT/siw-build.log)"
+		die "siw.ko or siw-cov.ko did not build (log: $OUT/siw-build.log)"
 	fi
 	if [ -n "$pid_patched" ]; then
 		wait $pid_patched || {
 			tail -30 "$OUT/siw-patched-build.log" >&2
 			die "siw-patched.ko did not build (log: $OUT/siw-patched-build.log)"
 		}
-		! grep -q 'warning:' "$OUT/siw-patched-build.log" ||
-			die "siw-patched.ko built with warnings (log: $OUT/siw-patched-build.log)"
+		! grep -q 'warning:' "$OUT/siw-patched-build.log" "$OUT/siw-patched-build.log.cov" ||
+			die "siw-patched.ko or siw-patched-cov.ko built with warnings (logs: $OUT/siw-patched-build.log and its .cov)"
 		echo "$phash" >"$PSRC/.iwspec-patches"
 	fi
 	rm -rf "$OUT/src-tmp"
@@ -204,8 +240,8 @@ wait $modules_pid || { cat "$OUT/modules.out" >&2; exit 1; }
 cat "$OUT/modules.out"
 M=$OUT/kmod/lib/modules/$KERNEL_ABI
 ref_vermagic=$(modinfo -F vermagic "$(find "$M" -name 'ib_core.ko*' | head -1)")
-kos=$SRC/siw.ko
-[ -f "$OUT/siw-patched.missing" ] || kos="$kos $PSRC/siw.ko"
+kos="$SRC/siw.ko $CSRC/siw.ko"
+[ -f "$OUT/siw-patched.missing" ] || kos="$kos $PSRC/siw.ko $PCSRC/siw.ko"
 for ko in $kos; do
 	siw_vermagic=$(modinfo -F vermagic "$ko")
 	[ "$siw_vermagic" = "$ref_vermagic" ] || die "$ko's vermagic '$siw_vermagic' differs from the image's '$ref_vermagic' (headers and image from different versions?)"
@@ -240,10 +276,12 @@ for path in $order; do
 done
 # Without their debug information (5 MB each, which the guest never reads).
 strip --strip-debug -o usr/lib/modules/siw.ko "$SRC/siw.ko"
+strip --strip-debug -o usr/lib/modules/siw-cov.ko "$CSRC/siw.ko"
 if [ -f "$OUT/siw-patched.missing" ]; then
 	PATCHED_FINDINGS="nothing (no siw-patched.ko: $(cat "$OUT/siw-patched.missing"))"
 else
 	strip --strip-debug -o usr/lib/modules/siw-patched.ko "$PSRC/siw.ko"
+	strip --strip-debug -o usr/lib/modules/siw-patched-cov.ko "$PCSRC/siw.ko"
 	echo "$PATCH_DESC" >etc/iwspec-siw-patches
 fi
 echo siw.ko >>etc/iwspec-modules

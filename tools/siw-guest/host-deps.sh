@@ -10,5 +10,5 @@ sources=
 for k in $SIW_SERIES_KERNELS; do
 	[ "linux-source-$k" = "$KERNEL_SOURCE_PKG" ] || sources="$sources linux-source-$k"
 done
-IWSPEC_PACKAGES="qemu-system-x86 linux-headers-$KERNEL_ABI $KERNEL_SOURCE_PKG$sources cpio kmod xz-utils gcc make patch binutils \
+IWSPEC_PACKAGES="qemu-system-x86 linux-headers-$KERNEL_ABI $KERNEL_SOURCE_PKG$sources cpio kmod xz-utils gcc make patch binutils lcov \
 librdmacm-dev libibverbs-dev iproute2" exec sh "$HERE/../install-deps.sh"
