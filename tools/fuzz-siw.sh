@@ -3,13 +3,14 @@
 # console as an oracle (docs/fuzzing-network.md, "Fuzzing a kernel stack: siw in the guest").
 #
 #   bash tools/fuzz-siw.sh [--time T] [--seed S] [--out DIR] [--roles "responder initiator"]
-#                        [--initiator-share PCT] [--kasan] [--confirm N] [--smoke] [--baseline FILE]
+#                        [--initiator-share PCT] [--stock] [--kasan] [--coverage] [--no-feedback]
+#                        [--corpus DIR] [--with-suite DIR] [--confirm N] [--smoke] [--baseline FILE]
 #                        [--on-running-guest]
 #
 #   1. builds the reflector and the guest (tools/siw-guest/build.sh; --kasan: build-kasan.sh's
 #      sanitizer kernel too), boots a fresh guest and measures the bare connection rate to it
 #      (connect, a 20-octet request and its answer through the guest's agent, close; 5 s);
-#   2. fuzzes for T (default 10m; the initiator role gets PCT percent of it, default 25, when
+#   2. fuzzes for T (default 10m; the initiator role gets PCT percent of it, default 50, when
 #      the roles include it) with `iwspec fuzz --console ... --console-mark ...`: each run is
 #      marked in the guest's console, and a kernel report (BUG, WARNING, Oops, refcount_t, KASAN,
 #      UBSAN, RCU stall, hung task) is a finding of kind kernel, tied to the run it followed,
@@ -24,6 +25,20 @@
 #      coverage, boots, every finding with its case, its replay and its console excerpt) and
 #      prints each kernel finding with whether --baseline (default duts/linux-siw.kernel-baseline)
 #      allows it.
+#
+# The guest runs siw with the project's patches (docs/interop/siw-patches/, siw-patched.ko): the
+# faults they fix (F3 breaking the listener one run in three, the initiator's NULL dereference
+# killing its connection manager) would mask whatever lies behind them and spend the night on
+# restarts; --stock fuzzes Debian's siw as it is (--kasan implies it: that kernel builds siw in).
+# --coverage runs the profiled module (boot.sh --coverage) and steers the fuzzer by it: `iwspec
+# fuzz --kernel-coverage` keeps each program that reached siw arcs no run reached before and
+# mutates the kept ones, in the corpus DIR (default OUT/corpus; give a lasting one for a nightly
+# run: the next night starts where this one stopped); --no-feedback reads the same coverage but
+# steers nothing (the comparison). Each segment's counters are read before its guest goes, and
+# OUT/coverage/ gets siw's line, function and branch coverage of the campaign
+# (tools/siw-guest/coverage.sh), with --with-suite DIR (make interop COVERAGE=1's coverage
+# directory) also suite and campaign together on stock siw's lines; summary.html plots the arcs
+# reached and the runs per second over the campaign's time.
 #
 # --smoke (make test): responder only, T default 30s (stopped 5 s past it), no confirmation, no
 # bare rate, findings as found (--no-minimize); fails when the kernel says anything the baseline
@@ -43,8 +58,13 @@ TIME=
 SEED=1
 OUT=out/fuzz-siw
 ROLES=
-SHARE=25
+SHARE=50
 KASAN=0
+STOCK=0
+COV=0
+FEEDBACK=1
+CORPUS=
+WITH_SUITE=
 CONFIRM=2
 SMOKE=0
 RUNNING=0
@@ -57,11 +77,16 @@ while [ $# -gt 0 ]; do
 	--roles) ROLES=$2; shift ;;
 	--initiator-share) SHARE=$2; shift ;;
 	--kasan) KASAN=1 ;;
+	--stock) STOCK=1 ;;
+	--coverage) COV=1 ;;
+	--no-feedback) FEEDBACK=0 ;;
+	--corpus) CORPUS=$2; shift ;;
+	--with-suite) WITH_SUITE=$2; shift ;;
 	--confirm) CONFIRM=$2; shift ;;
 	--smoke) SMOKE=1 ;;
 	--on-running-guest) RUNNING=1 ;;
 	--baseline) BASELINE=$2; shift ;;
-	-h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*) echo "fuzz-siw: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -96,10 +121,28 @@ if [ $RUNNING = 0 ]; then
 fi
 [ $rc -eq 77 ] && skip "the guest cannot be built here ($(tail -1 build/fuzz-siw-guest-build.log))"
 [ $rc -eq 0 ] || { tail -20 build/fuzz-siw-guest-build.log >&2; say "FAIL: the guest build failed" >&2; exit 1; }
+[ $KASAN = 1 ] && [ $COV = 1 ] && { say "--coverage profiles siw.ko; the sanitizer kernel (--kasan) builds siw in, unprofiled" >&2; exit 2; }
+[ $KASAN = 1 ] && STOCK=1
+KIND=patched
+[ $STOCK = 1 ] && KIND=stock
 BOOTOPT=
+[ $STOCK = 0 ] && BOOTOPT=--patched
+[ $COV = 1 ] && BOOTOPT="$BOOTOPT --coverage"
+if [ $STOCK = 0 ] && [ $RUNNING = 0 ] && [ -f build/siw-guest/siw-patched.missing ]; then
+	say "FAIL: no siw-patched.ko on this kernel ($(cat build/siw-guest/siw-patched.missing)): give --stock" >&2
+	exit 1
+fi
 if [ $KASAN = 1 ]; then
 	sh tools/siw-guest/build-kasan.sh || { say "FAIL: the sanitizer kernel did not build (tools/siw-guest/build-kasan.sh)" >&2; exit 1; }
 	BOOTOPT=--kasan
+fi
+[ -n "$CORPUS" ] || CORPUS=$OUT/corpus
+if [ $COV = 1 ]; then
+	# The corpus carries the union of arcs reached from segment to segment (a reboot starts the
+	# guest's counters again). Without feedback the fuzzer still reads the counters, for its time
+	# series, and keeps no program.
+	FUZZOPT="$FUZZOPT --kernel-coverage $AGENT --corpus $CORPUS"
+	[ $FEEDBACK = 1 ] || FUZZOPT="$FUZZOPT --kernel-coverage-no-feedback"
 fi
 CONSOLE=$(sh tools/siw-guest/boot.sh --run-dir)/console.log
 rm -rf "$OUT"
@@ -171,6 +214,7 @@ bare_rate=$(awk -v n="$bare_n" -v ms="$bare_ms" 'BEGIN { printf "%.2f", (ms > 0 
 # 2. Fuzzing, in segments: one per guest boot and role.
 seg=0
 runs_total=0
+runs_init=0
 fuzz_s=0
 dead=0
 segs_json=
@@ -220,6 +264,12 @@ for role in $ROLES; do
 		done
 		te=$(now)
 		fuzz_s=$((fuzz_s + te - ts))
+		echo "$seg $((ts - t_fuzz)) $runs_total" >>"$OUT/segments.tsv"
+		if [ $COV = 1 ]; then
+			mkdir -p "$OUT/coverage"
+			bash tools/siw-guest/coverage.sh capture $KIND "$OUT/coverage/seg-$seg.info" --reset >>"$OUT/coverage.log" 2>&1 ||
+				say "segment $seg: siw's counters could not be read (the guest is dead or stuck?): its lines are missing from $OUT/coverage/, its arcs are in the fuzzer's union ($OUT/coverage.log)"
+		fi
 		cp "$CONSOLE" "$sd.console.log" 2>/dev/null
 		line=$(grep '^fuzz: [0-9]* runs' "$sd.log" | tail -1)
 		n=$(echo "$line" | sed -n 's/^fuzz: \([0-9]*\) runs.*/\1/p')
@@ -230,6 +280,7 @@ for role in $ROLES; do
 		cov_total=${cov_total:-47}
 		[ "$cov" -gt $cov_max ] && cov_max=$cov
 		runs_total=$((runs_total + n))
+		[ $role = initiator ] && runs_init=$((runs_init + n))
 		stop=$(sed -n 's/.*fuzzing stops at run \([0-9]*\).*/\1/p' "$sd.log" | tail -1)
 		first=${stop:-$((first + n))}
 		grep -E '^iwspec fuzz: (FINDING|KERNEL) ' "$sd.log" | sed 's/^iwspec fuzz: /fuzz-siw:   /'
@@ -390,12 +441,83 @@ while IFS="$(printf '\t')" read -r d key detail; do
 	nhtml="$nhtml<tr><td>$(printf '%s' "$key" | html_esc)</td><td>$(printf '%s' "$detail" | html_esc)</td><td><code>$d/case.iwt</code></td><td>$replay</td></tr>"
 done <"$NLIST"
 
+# The campaign's coverage (--coverage): siw's arcs over its time, and its lines.
+kcov_hit=0
+kcov_total=0
+kept=0
+plot=
+covrow=
+if [ $COV = 1 ]; then
+	# One series for the campaign: each segment's samples at the segment's offset, runs counted on.
+	echo "# seconds_into_fuzzing	runs	siw_arcs_reached	siw_arcs	programs_kept" >"$OUT/kcov.tsv"
+	while read -r s off before; do
+		[ -f "$OUT/seg-$s/kcov.tsv" ] || continue
+		awk -v off="$off" -v before="$before" -F'\t' '!/^#/ && NF >= 4 {
+			printf "%.1f\t%d\t%d\t%d\t%d\n", off + $1 / 1000, before + $2, $3, $4, $5 }' "$OUT/seg-$s/kcov.tsv" >>"$OUT/kcov.tsv"
+	done <"$OUT/segments.tsv"
+	last=$(grep -v '^#' "$OUT/kcov.tsv" | tail -1)
+	if [ -n "$last" ]; then
+		kcov_hit=$(echo "$last" | cut -f3)
+		kcov_total=$(echo "$last" | cut -f4)
+		kept=$(echo "$last" | cut -f5)
+	fi
+	say "siw's arcs reached: $kcov_hit of $kcov_total ($kept programs kept; $([ $FEEDBACK = 1 ] && echo "steered by them" || echo "not steered: --no-feedback")); the series: $OUT/kcov.tsv"
+	plot=$(bash tools/siw-guest/coverage.sh plot "$OUT/kcov.tsv")
+	infos=$(ls "$OUT"/coverage/seg-*.info 2>/dev/null | tr '\n' ',' | sed 's/,$//')
+	if [ -n "$infos" ]; then
+		bash tools/siw-guest/coverage.sh report "$OUT/coverage/campaign" --title "siw ($KIND) under fuzz-siw, seed $SEED, $TIME" \
+			campaign="$infos" || fuzz_fail=1
+		covrow=$(grep -m1 '^all ' "$OUT/coverage/campaign/summary.txt" | sed 's/^all *//; s/  */ /g')
+	fi
+	if [ -n "$WITH_SUITE" ] && [ -n "$infos" ]; then
+		# Suite and campaign on one source, stock siw's lines (a patched module's moved onto them).
+		stockify() { # a list of tracefiles -> the same on stock lines, comma-separated
+			local out= i
+			for i in $(echo "$1" | tr ',' ' '); do
+				if grep -q '^SF:.*/siw-patched-cov-src/' "$i"; then
+					bash tools/siw-guest/coverage.sh to-stock "$i" "$OUT/coverage/$(basename "$i" .info).stock-lines.info" || return 1
+					i=$OUT/coverage/$(basename "$i" .info).stock-lines.info
+				fi
+				out="$out${out:+,}$i"
+			done
+			echo "$out"
+		}
+		suite_infos=$(ls "$WITH_SUITE"/*.info 2>/dev/null | grep -v stock-lines | tr '\n' ',' | sed 's/,$//')
+		if [ -z "$suite_infos" ]; then
+			say "FAIL: --with-suite $WITH_SUITE holds no tracefile (make interop COVERAGE=1 writes them to out/interop/linux-siw/coverage/)" >&2
+			fuzz_fail=1
+		elif s=$(stockify "$suite_infos") && c=$(stockify "$infos"); then
+			bash tools/siw-guest/coverage.sh report "$OUT/coverage/with-suite" --title "siw under make interop and fuzz-siw, on stock siw's lines" \
+				suite="$s" campaign="$c" || fuzz_fail=1
+		else
+			fuzz_fail=1
+		fi
+	fi
+	# The smoke checks the path end to end: the fuzzer's reads saw arcs its runs reached (the union
+	# grew past the read made before the first run: the guest's boot and calibration), and the
+	# campaign's counters came back as lines of siw's connection manager, which every run enters.
+	# How far into siw's receive path 30 s get depends on the host's load (none of it when the
+	# reflector's greeting came late, in one run beside make test's other lanes): said, not judged.
+	if [ $SMOKE = 1 ]; then
+		first_hit=$(grep -v '^#' "$OUT/kcov.tsv" | head -1 | cut -f3)
+		cm=$(sed -n 's|^    siw_cm.c *lines *\([0-9]*\)/.*|\1|p' "$OUT/coverage/campaign/summary.txt" 2>/dev/null | head -1)
+		rx=$(sed -n 's|^    siw_qp_rx.c *lines *\([0-9]*\)/.*|\1|p' "$OUT/coverage/campaign/summary.txt" 2>/dev/null | head -1)
+		if [ "$kcov_hit" -gt "${first_hit:-0}" ] && [ "${cm:-0}" -gt 0 ]; then
+			say "coverage path: the fuzzer's reads went from $first_hit arcs before its first run to $kcov_hit; the campaign reached $cm lines of siw_cm.c and ${rx:-0} of siw_qp_rx.c"
+		else
+			say "FAIL: coverage path: arcs read by the fuzzer ${first_hit:-none} before its first run, $kcov_hit after; lines of siw_cm.c reached ${cm:-none} ($OUT/coverage.log)" >&2
+			fuzz_fail=1
+		fi
+	fi
+fi
+
 # 4. The summary.
 t_all=$(($(now) - t_all))
 cat >"$OUT/summary.json" <<EOF
-{"dut":"linux-siw","kernel":"$([ $KASAN = 1 ] && echo kasan || echo debian)","seed":$SEED,"time_s":$T,"roles":"$ROLES",
- "runs":$runs_total,"fuzz_s":$fuzz_s,"runs_per_s":$rate,"bare_per_s":$bare_rate,"ratio":$ratio,
- "coverage_max":$cov_max,"coverage_total":$cov_total,"boots":$boots,"boot_s":$t_boot,"guest_dead":$dead,"wall_s":$t_all,
+{"dut":"linux-siw","kernel":"$([ $KASAN = 1 ] && echo kasan || echo debian)","siw":"$KIND","seed":$SEED,"time_s":$T,"roles":"$ROLES",
+ "runs":$runs_total,"runs_initiator":$runs_init,"fuzz_s":$fuzz_s,"runs_per_s":$rate,"bare_per_s":$bare_rate,"ratio":$ratio,
+ "coverage_max":$cov_max,"coverage_total":$cov_total,"siw_coverage":$([ $COV = 1 ] && echo "{\"feedback\":$([ $FEEDBACK = 1 ] && echo true || echo false),\"arcs_reached\":$kcov_hit,\"arcs\":$kcov_total,\"programs_kept\":$kept,\"lines\":\"$(json_str "$covrow")\",\"series\":\"kcov.tsv\"}" || echo null),
+ "boots":$boots,"boot_s":$t_boot,"guest_dead":$dead,"wall_s":$t_all,
  "segments":[$segs_json],
  "kernel_findings":[$kjson],
  "findings":[$njson]}
@@ -403,11 +525,12 @@ EOF
 cat >"$OUT/summary.html" <<EOF
 <!doctype html><html><head><meta charset="utf-8"><title>iwspec fuzz: Linux siw</title>
 <style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}pre{background:#f4f4f4;padding:.5em;overflow-x:auto;font-size:12px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}table{border-collapse:collapse}</style></head><body>
-<h1>iwspec fuzz campaign: Linux siw $([ $KASAN = 1 ] && echo "(KASAN kernel)")</h1>
+<h1>iwspec fuzz campaign: Linux siw ($KIND)$([ $KASAN = 1 ] && echo " (KASAN kernel)")</h1>
 <table><tr><th>seed</th><td>$SEED</td></tr><tr><th>roles</th><td>$ROLES</td></tr><tr><th>runs</th><td>$runs_total in $fuzz_s s of fuzzing</td></tr>
 <tr><th>runs/s</th><td>$rate ($( [ $SMOKE = 1 ] && echo "the smoke does not measure the bare rate" || echo "bare connection rate to the guest $bare_rate/s, ratio $ratio"))</td></tr>
 <tr><th>coverage</th><td>up to $cov_max/$cov_total in a segment</td></tr><tr><th>boots</th><td>$boots ($t_boot s), guest dead or stuck $dead times</td></tr>
-<tr><th>wall time</th><td>$t_all s</td></tr></table>
+<tr><th>wall time</th><td>$t_all s</td></tr>$( [ $COV = 1 ] && printf '<tr><th>siw coverage</th><td>%s arcs of %s reached, %s programs kept (%s); lines, functions, branches: %s (<a href="coverage/campaign/html/index.html">per file</a>)</td></tr>' "$kcov_hit" "$kcov_total" "$kept" "$([ $FEEDBACK = 1 ] && echo "fuzzing steered by them" || echo "not steered")" "$(printf '%s' "${covrow:-not read}" | html_esc)")</table>
+$( [ -n "$plot" ] && printf '<h2>siw coverage over the campaign</h2>%s' "$plot")
 <h2>Kernel findings</h2>${khtml:-<p>none</p>}
 <h2>Network findings</h2><table><tr><th>kind and requirement</th><th>detail</th><th>case</th><th>replay on a fresh guest</th></tr>$nhtml</table>
 </body></html>

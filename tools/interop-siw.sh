@@ -31,10 +31,12 @@
 #      tools/siw-patched-flips.sh prints the verdicts each patch changed and fails the run if a
 #      patch changed any other. IWSPEC_SIW_PATCHES=0002 (or =F1,F8) builds the module with those
 #      patches only and checks exactly their flips (a proof per patch, by hand);
-#   6. the fuzzing smoke, on the guest of the findings pass (whose kernel F3 has already hit):
-#      30 s of `iwspec fuzz` with the guest's console as an oracle (tools/fuzz-siw.sh --smoke,
-#      docs/fuzzing-network.md); it fails on a kernel report duts/linux-siw.kernel-baseline does
-#      not allow. Alone (`sh tools/interop-siw.sh fuzz-smoke`) it boots a guest of its own.
+#   6. the fuzzing smoke, on a guest of its own running siw-patched.ko profiled (what the nightly
+#      campaign fuzzes): 30 s of `iwspec fuzz` steered by siw's coverage, with the guest's
+#      console as an oracle (tools/fuzz-siw.sh --smoke --coverage, docs/fuzzing-network.md); it
+#      fails on a kernel report duts/linux-siw.kernel-baseline does not allow, and when the
+#      coverage path did not work end to end (the fuzzer's reads grow, the counters come back
+#      as lines of siw's sources: docs/interop/siw-coverage.md).
 #
 # A machine that cannot run the guest (no qemu, no /dev/net/tun, not root) prints SKIP and
 # exits 0; under CI=true that is a failure instead. INTEROP_WRITE_EXPECT=1 rewrites the
@@ -49,6 +51,12 @@
 # After it, on the same guest: perftest-send-lat, ib_send_lat's server on siw (`ib_send_lat -R -s
 # 65536`, which answers each Send it receives with one of its own: duts/linux-siw-perftest-send-lat.conf);
 # make test leaves it out too.
+#
+# INTEROP_COVERAGE=1 (`make interop COVERAGE=1`): every guest runs the profiled siw (boot.sh
+# --coverage), its counters are read at the end of each pass (and before a pass's guest is
+# replaced), and out/interop/linux-siw/coverage/ gets siw's line, function and branch coverage per
+# pass and for all together, per kind of module (stock/, patched/: tools/siw-guest/coverage.sh
+# report), and suite/: every pass on stock siw's lines (the patched passes moved onto them).
 #
 #   IWSPEC=build/iwspec sh tools/interop-siw.sh [responder|initiator|findings|rping-responder|rping-initiator|perftest|perftest-send|perftest-write|perftest-read|perftest-any|perftest-initiator|perftest-MODE-initiator|perftest-send-lat|patched|patched-f32|fuzz-smoke]...
 set -u
@@ -165,6 +173,24 @@ rm -f "$OUT/siw-series.rc" "$OUT/unexplained"
 (sh tools/siw-series.sh check >"$OUT/siw-series.log" 2>&1; echo $? >"$OUT/siw-series.rc") &
 series_pid=$!
 
+# Coverage (INTEROP_COVERAGE=1): the kind of siw the running guest has, and each pass's tracefiles.
+COVERAGE=${INTEROP_COVERAGE:-0}
+COVOPT=
+[ "$COVERAGE" = 1 ] && COVOPT=--coverage
+COVDIR=$OUT/coverage
+[ "$COVERAGE" = 1 ] && rm -rf "$COVDIR" && mkdir -p "$COVDIR"
+cov_kind=stock
+cov_n=0
+cov_on=no
+# cov_take LABEL: the running guest's counters since its boot or the last take, as LABEL's.
+cov_take() {
+	[ "$COVERAGE" = 1 ] || return 0
+	[ $cov_on = yes ] || return 0
+	cov_n=$((cov_n + 1))
+	bash tools/siw-guest/coverage.sh capture $cov_kind "$COVDIR/$1.$cov_n.info" --reset ||
+		{ say "FAIL: $1: siw's coverage could not be read (above)" >&2; bad=1; }
+}
+
 # Runs cases of one pass: $1 name (log $OUT/$1.log, reports $OUT/$1/), $2 configuration, $3 the
 # --cases selection (empty: all), $4 baseline, $5 cases at a time. Sets rc (iwspec's exit status,
 # 0 when every difference was a one-off) and oneoffs. $OUT/$1.got holds the run's verdicts (a
@@ -207,8 +233,9 @@ run_cases() {
 			cp "$CONSOLE" "$OUT/$name.console-pass.log"
 			ONEOFF_CONSOLE=$OUT/$name.console-pass.log
 			say "$name: the guest's kernel reported during the pass (docs/interop/linux-siw.md, F3): the reruns run on a fresh guest"
+			cov_take "$name"
 			sh tools/siw-guest/stop.sh >/dev/null 2>&1
-			IWSPEC_GUEST_SAVE=0 sh tools/siw-guest/boot.sh $bootopt ||
+			IWSPEC_GUEST_SAVE=0 sh tools/siw-guest/boot.sh $bootopt $([ $cov_on = yes ] && echo --coverage) ||
 				{ say "FAIL: $name: no fresh guest for the reruns" >&2; rc=2; return; }
 		fi
 		for id in $(sed -n '/difference.* from the baseline/,/^$/s/^    \([a-z0-9._-]*\): .*/\1/p' "$OUT/$name.log"); do
@@ -428,12 +455,14 @@ t_boot=0
 t_suite=0
 for pass in $PASSES; do
 	bootopt=
+	# The pass before is over: its coverage (fuzz-siw.sh reads the smoke's itself).
+	[ -n "$prev" ] && [ "$prev" != fuzz-smoke ] && cov_take "${prev%-f32}"
 	if [ $pass = fuzz-smoke ]; then
-		# 6. above: the guest of the findings pass, or a fresh one.
+		# 6. above: a guest of its own, the patched siw profiled; the last of its kind (no save).
 		ts=$(now)
-		running=
-		[ "$prev" = findings ] && running=--on-running-guest
-		IWSPEC=$IWSPEC bash tools/fuzz-siw.sh --smoke $running --out "$OUT/fuzz-smoke" >"$OUT/fuzz-smoke.log" 2>&1
+		smokeopt=
+		[ -f "$GUEST_BUILD/siw-patched.missing" ] && smokeopt=--stock
+		IWSPEC_GUEST_SAVE=0 IWSPEC=$IWSPEC bash tools/fuzz-siw.sh --smoke --coverage $smokeopt --out "$OUT/fuzz-smoke" >"$OUT/fuzz-smoke.log" 2>&1
 		frc=$?
 		prev=$pass
 		t_suite=$((t_suite + $(now) - ts))
@@ -495,8 +524,17 @@ for pass in $PASSES; do
 		say "$pass: on the guest of the $prev pass (it leaves nothing behind)"
 	else
 		sh tools/siw-guest/stop.sh >/dev/null 2>&1
-		IWSPEC_GUEST_SAVE=$(later_boot_of_kind "$pass" "$bootopt" && echo 1 || echo 0) sh tools/siw-guest/boot.sh $bootopt
+		# F32's proof by fix is made on the module as built: on the profiled one, 2 and 3
+		# connections went without a Reply in 2 of 3 runs (0 in the third; 0 in every run on the
+		# module as built), its timing changed by the counters (docs/interop/siw-coverage.md).
+		passcov=$COVOPT
+		[ $pass = patched-f32 ] && passcov=
+		IWSPEC_GUEST_SAVE=$(later_boot_of_kind "$pass" "$bootopt" && echo 1 || echo 0) sh tools/siw-guest/boot.sh $bootopt $passcov
 		rc=$?
+		cov_on=no
+		[ -n "$passcov" ] && cov_on=yes
+		cov_kind=stock
+		[ "$bootopt" = --patched ] && cov_kind=patched
 		[ $rc -eq 77 ] && skip "the guest cannot boot here (see above)"
 		[ $rc -eq 0 ] || { say "FAIL: the guest did not boot" >&2; exit 1; }
 	fi
@@ -616,6 +654,8 @@ for pass in $PASSES; do
 	sed 's/^/interop: /' "$OUT/$pass-flips.txt"
 	[ $frc -eq 0 ] || { say "FAIL: $pass: a patch changed what it should not, or a flip is unexplained (above)" >&2; bad=1; }
 done
+# The last pass's coverage, then every pass's together.
+[ -n "$prev" ] && [ "$prev" != fuzz-smoke ] && cov_take "${prev%-f32}"
 sh tools/siw-guest/stop.sh >/dev/null 2>&1
 # The guest is gone: what is left reads captures. make test's stages that must not run beside
 # the guest may start now (tools/test-all.sh, TEST_RELEASE).
@@ -631,6 +671,35 @@ else
 	bad=1
 fi
 say "times: guest build $t_build s, boots $t_boot s, suite $t_suite s"
+if [ "$COVERAGE" = 1 ]; then
+	# Per kind of module (their lines differ), each pass a label; then the suite on stock siw's lines.
+	for kind in stock patched; do
+		specs=
+		for label in $(ls "$COVDIR" | sed -n 's/^\(.*\)\.[0-9]*\.info$/\1/p' | sort -u); do
+			infos=
+			for i in "$COVDIR/$label".*.info; do
+				grep -q "^SF:.*/siw-patched-cov-src/" "$i" && k=patched || k=stock
+				[ $k = $kind ] && infos="$infos${infos:+,}$i"
+			done
+			[ -n "$infos" ] && specs="$specs $label=$infos"
+		done
+		[ -n "$specs" ] || continue
+		bash tools/siw-guest/coverage.sh report "$COVDIR/$kind" --title "siw ($kind) under make interop" $specs ||
+			{ say "FAIL: the coverage report ($kind) failed" >&2; bad=1; }
+	done
+	all=
+	for i in "$COVDIR"/*.info; do
+		if grep -q "^SF:.*/siw-patched-cov-src/" "$i"; then
+			bash tools/siw-guest/coverage.sh to-stock "$i" "${i%.info}.stock-lines" || bad=1
+			all="$all${all:+,}${i%.info}.stock-lines"
+		else
+			all="$all${all:+,}$i"
+		fi
+	done
+	[ -z "$all" ] || bash tools/siw-guest/coverage.sh report "$COVDIR/suite" --title "siw under make interop, on stock siw's lines" suite="$all" ||
+		{ say "FAIL: the coverage report (suite) failed" >&2; bad=1; }
+	say "coverage: $COVDIR/{stock,patched,suite}/summary.txt and html/"
+fi
 if [ -s "$OUT/unexplained" ]; then
 	n=$(wc -l <"$OUT/unexplained")
 	if [ "${INTEROP_ONEOFFS_STRICT:-1}" = 1 ]; then

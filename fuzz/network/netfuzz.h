@@ -16,7 +16,9 @@
  * netfuzz_model.c, netfuzz_render.c, netfuzz_run.c); netfuzz_judge.c (decoding and judging,
  * through suite/verify/); netfuzz_min.c (confirmation, ddmin); netfuzz_case.c (the recorded run as
  * a case) and netfuzz_out.c (case.iwt checked by replaying it, seed.txt, capture.pcap);
- * netfuzz_bench.c (the loopback baseline).
+ * netfuzz_bench.c (the loopback baseline); steered by a guest kernel's coverage (--kernel-coverage):
+ * netfuzz_kcov.c (the agent's coverage-arcs, the batch, kcov.tsv), netfuzz_corpus.c (kept
+ * programs, the union of arcs), netfuzz_corpus_file.c (--corpus DIR) and netfuzz_mutate.c.
  */
 #ifndef IW_NETFUZZ_H
 #define IW_NETFUZZ_H
@@ -52,6 +54,8 @@ bool nf_rng_pct(nf_rng *r, unsigned pct);
 #define NF_MAX_ACTIONS  24
 #define NF_POOL         16384   /* octets of raw data, private data and explicit payloads */
 #define NF_PAYLOAD_MAX  70000   /* generated (pattern) payloads may be this long */
+#define NF_PROG_PAYLOAD_BUDGET (24 * 1024) /* payload octets one program sends in all, so a DUT's echoes
+					    * stay under its queues (generated and mutated alike) */
 
 enum nf_act_kind {
 	NF_A_FRAME,     /* the harness's startup frame (Request, or Reply to an initiator DUT) */
@@ -110,9 +114,18 @@ typedef struct nf_action {
 	uint8_t pat;
 } nf_action;
 
+/* Where a program came from: nf_generate's (seed, run) alone, or a mutation of programs that
+ * kernel-coverage feedback kept (netfuzz_mutate.c), which --first-run alone does not give again. */
+typedef struct nf_origin {
+	uint64_t from;              /* the corpus entry it was mutated from (0: generated) */
+	uint64_t with;              /* a splice's other entry (0: none) */
+	char how[120];              /* the mutations, e.g. "delete action 3; MSN of action 2" */
+} nf_origin;
+
 typedef struct nf_prog {
 	uint64_t seed;
-	uint64_t run;               /* the run index it was generated for */
+	uint64_t run;               /* the run index it was generated (or mutated) for */
+	nf_origin origin;
 	size_t n;
 	nf_action a[NF_MAX_ACTIONS];
 	size_t pool_len;
@@ -207,6 +220,8 @@ typedef struct nf_opts {
 	bool no_minimize;
 	FILE *log;                  /* findings and notes (stderr by default), or NULL */
 	FILE *progress_out;         /* the progress line (stderr by default) */
+	struct nf_kcov *kcov;       /* kernel-coverage feedback (nf_kcov_open; NULL: none): the loop
+				     * reads it, mutates kept programs and keeps the interesting ones */
 } nf_opts;
 
 /* Coverage of the model's states, event kinds and error codes. */
@@ -399,6 +414,102 @@ typedef struct nf_replay {
  * built-in DUT of the same profile and role. Against the session's DUT it needs the case's
  * timeout before the session's deadline (IW_ETRUNC otherwise). */
 int nf_session_replay(nf_session *s, const char *text, bool clean, nf_replay *out, iw_err *e);
+
+/* ---- steered by a guest kernel's coverage (--kernel-coverage, --corpus) ---- */
+
+/* The kept programs and the union of every kernel arc seen (netfuzz_corpus.c). An entry's id is
+ * never reused, so seed.txt can name the entry a mutated program came from. */
+#define NF_CORPUS_MAX 512           /* programs kept; when full, a new one replaces the entry that
+				     * brought the fewest new arcs, the oldest of those */
+#define NF_ARCS_MAX   (1ull << 26)  /* arc counters an agent may announce (8 MiB of bitmap) */
+
+typedef struct nf_kept {
+	nf_prog *p;
+	uint64_t id;                /* 1, 2, ... */
+	uint64_t gain;              /* new arcs of the run (or batch) that brought it */
+} nf_kept;
+
+typedef struct nf_corpus {
+	nf_kept e[NF_CORPUS_MAX];
+	size_t n;
+	uint64_t next_id;
+	uint64_t total;             /* arc counters of the module (0: no union yet) */
+	uint64_t hit;               /* arcs in the union */
+	uint8_t *arcs;              /* the union: bit i is octet i/8, bit i%8 */
+	uint64_t evicted;
+} nf_corpus;
+
+void nf_corpus_init(nf_corpus *c);
+void nf_corpus_free(nf_corpus *c);
+/* Keeps a copy of p (evicting as NF_CORPUS_MAX says); *id (unless NULL) is its entry's id. */
+int nf_corpus_keep(nf_corpus *c, const nf_prog *p, uint64_t gain, uint64_t *id, iw_err *e);
+const nf_kept *nf_corpus_find(const nf_corpus *c, uint64_t id);
+/* Merges a bitmap of `total` arcs into the union: *fresh the arcs it had not; a bitmap of
+ * another total starts a new union (*restarted, when there was one). */
+int nf_corpus_merge(nf_corpus *c, const uint8_t *bits, uint64_t total, uint64_t *fresh, bool *restarted,
+		    iw_err *e);
+
+/* DIR/corpus.bin (netfuzz_corpus_file.c): written atomically; loading a missing file leaves c
+ * empty (*found false); one of another build or a corrupt one is IW_EINVAL, e saying which and
+ * "remove DIR or give another --corpus". */
+#define NF_CORPUS_FILE "corpus.bin"
+int nf_corpus_save(const nf_corpus *c, const char *dir, iw_err *e);
+int nf_corpus_load(nf_corpus *c, const char *dir, bool *found, iw_err *e);
+
+/* A mutation of a kept program (netfuzz_mutate.c): from one to three of: an action replaced by
+ * the like action of a freshly generated program, deleted, duplicated or inserted from one,
+ * a splice of two kept programs, one field tweaked. Depends on (seed, run) and the corpus's
+ * entries alone; out->origin says what was done. c must hold a program. */
+void nf_mutate(nf_prog *out, const nf_corpus *c, const nf_dutinfo *d, uint64_t seed, uint64_t run);
+
+/* What the guest's agent answered to `coverage-arcs` (netfuzz_kcov.c). */
+typedef struct nf_arcs {
+	uint64_t total, hit;        /* hit: bits set in bits (the agent's HIT is not trusted) */
+	uint8_t *bits;              /* ceil(total/8) octets, malloc'd */
+} nf_arcs;
+
+/* One request to the agent at host:port, every read and write bounded by timeout_ms in all. */
+int nf_kcov_fetch(const char *host, uint16_t port, int64_t timeout_ms, nf_arcs *out, iw_err *e);
+
+typedef struct nf_kcov_cfg {
+	const char *agent;          /* HOST:PORT */
+	unsigned every;             /* a read after this many runs (0: 1) */
+	const char *corpus_dir;     /* NULL: the corpus lives in memory only */
+	const char *out_dir;        /* DIR/kcov.tsv (NULL: none) */
+	int64_t timeout_ms;         /* a read's bound (0: NF_KCOV_TIMEOUT_MS) */
+	bool measure_only;          /* read and record (kcov.tsv, the union), keep and mutate nothing: the
+				     * same campaign without feedback, to compare with */
+} nf_kcov_cfg;
+#define NF_KCOV_EVERY_MAX   256     /* a batch's programs are kept until its read */
+#define NF_KCOV_TIMEOUT_MS  5000
+#define NF_KCOV_MUTATE_PCT  50
+
+typedef struct nf_kcov nf_kcov;
+typedef struct nf_kcov_stats {
+	uint64_t reads, interesting, kept, mutated;
+	uint64_t seq;               /* a hash of every program started, in order (determinism) */
+	bool off;                   /* feedback stopped: note says why */
+	char note[300];
+} nf_kcov_stats;
+
+/* Parses the agent's address and loads the corpus (IW_EINVAL, e precise, on a bad one). */
+int nf_kcov_open(nf_kcov **out, const nf_kcov_cfg *cfg, iw_err *e);
+void nf_kcov_close(nf_kcov *k);
+const nf_corpus *nf_kcov_corpus(const nf_kcov *k);
+const nf_kcov_stats *nf_kcov_stats_get(const nf_kcov *k);
+/* The program of run `run`: a mutation of a kept program on NF_KCOV_MUTATE_PCT of the runs
+ * (decided by (seed, run)) once the corpus holds one, else nf_generate's. */
+void nf_kcov_program(nf_kcov *k, nf_prog *p, const nf_dutinfo *d, uint64_t seed, uint64_t run);
+/* A run started with p: it belongs to the batch the next read is credited to. */
+void nf_kcov_started(nf_kcov *k, const nf_prog *p);
+/* Feedback is on and the batch is complete (final: the session ends, and the batch holds a
+ * run): read now, with nothing in flight. */
+bool nf_kcov_due(const nf_kcov *k, bool final);
+/* Reads the agent's coverage and credits the batch: arcs new to the union keep its programs
+ * (baseline: a read before the first run, whose arcs are the boot's and calibration's, keeps
+ * nothing). Appends a line to DIR/kcov.tsv. A note worth saying once goes to notice (""
+ * otherwise). A failed read turns feedback off for good and returns the error, once. */
+int nf_kcov_read(nf_kcov *k, bool baseline, int64_t ms, uint64_t runs, char *notice, size_t cap, iw_err *e);
 
 /* ---- the loopback baseline ---- */
 

@@ -101,6 +101,7 @@ void nf_prog_keep(nf_prog *dst, const nf_prog *src, const bool *keep)
 	nf_prog t;
 	t.seed = src->seed;
 	t.run = src->run;
+	t.origin = src->origin;
 	t.n = 0;
 	t.pool_len = 0;
 	for (size_t i = 0; i < src->n; i++) {
@@ -536,9 +537,10 @@ void nf_generate(nf_prog *p, const nf_dutinfo *d, uint64_t seed, uint64_t run)
 	nf_rng_seed(&r, seed ^ (run * 0xD1B54A32D192ED03ull));
 	p->seed = seed;
 	p->run = run;
+	memset(&p->origin, 0, sizeof p->origin);
 	p->n = 0;
 	p->pool_len = 0;
-	gen g = {.r = &r, .p = p, .d = d, .msn = {1, 1, 1}, .budget = 24 * 1024};
+	gen g = {.r = &r, .p = p, .d = d, .msn = {1, 1, 1}, .budget = NF_PROG_PAYLOAD_BUDGET};
 	bool frames = d->profile->startup_frames;
 	/* Write cuts cost a syscall each (and the DUT a read each): a few programs have them. */
 	if (nf_rng_pct(&r, 2)) {

@@ -4,7 +4,8 @@
  *                                   fuzz.finding.<seed>.<n>): the recorded run step for step,
  *                                   then what a conforming DUT does (netfuzz_case.c)
  *   <dir>/finding-<n>/seed.txt      seed, run index, finding, whether the case reproduces it,
- *                                   how to reproduce it
+ *                                   how to reproduce it (a program kernel-coverage feedback
+ *                                   mutated from a kept one: which, how, and its actions)
  *   <dir>/finding-<n>/capture.pcap  the conversation (reports/pcap_write.h)
  *
  * Every case is checked before the finding is reported: replayed with `iwspec run`'s executor
@@ -74,12 +75,30 @@ static int write_seed(const char *dir, const char *sub, unsigned n, const nf_pro
 	unsigned long long seed = p->seed, run = p->run;
 	nf_sb_printf(&s, "seed: %llu\nrun: %llu\nkind: %s\nrequirement: %s\ndetail: %s\nactions: %zu\n%s\n", seed, run,
 		     nf_fkind_name(f->kind), f->req, f->detail, p->n, status);
-	if (with_case)
+	if (p->origin.from) {
+		/* Not run R's own program: --first-run R would generate another one. */
+		nf_sb_printf(&s, "origin: a mutation of kept program (corpus entry) %llu", (unsigned long long)p->origin.from);
+		if (p->origin.with)
+			nf_sb_printf(&s, " spliced with entry %llu", (unsigned long long)p->origin.with);
+		nf_sb_printf(&s, ": %s\n        (kernel-coverage feedback made it for run %llu: --first-run %llu alone gives "
+			     "a fresh program, not this one)\n", p->origin.how, run, run);
+		if (with_case)
+			nf_sb_printf(&s, "reproduce: iwspec run --cases %s/%s-%u/case.iwt --dut ... (the minimised case)\n",
+				     dir, sub, n);
+		else
+			nf_sb_printf(&s, "reproduce: the same seed with the same --corpus and the same feedback; the program:\n");
+		for (size_t i = 0; i < p->n; i++) {
+			char line[400];
+			nf_action_describe(p, &p->a[i], line, sizeof line);
+			nf_sb_printf(&s, "  %zu. %s\n", i + 1, line);
+		}
+	} else if (with_case) {
 		nf_sb_printf(&s, "reproduce: iwspec fuzz --seed %llu --runs %llu ... (the same DUT options); the minimised\n"
 			     "           case: iwspec run --cases %s/%s-%u/case.iwt --dut ...\n", seed, run + 1, dir, sub, n);
-	else
+	} else {
 		nf_sb_printf(&s, "reproduce: iwspec fuzz --seed %llu --first-run %llu --runs 1 ... (the same DUT options)\n",
 			     seed, run);
+	}
 	char path[1200];
 	snprintf(path, sizeof path, "%s/%s-%u/seed.txt", dir, sub, n);
 	int rc = s.oom ? iw_errf(e, IW_ENOSPC, "out of memory writing %s", path) : iw_write_atomic(path, s.b, s.len, e);

@@ -5,6 +5,8 @@
  * (cmd_fuzz_loop.c).
  *
  *   iwspec fuzz --dut DUT [--profile P] --seed S [--runs N] [--time T] [--out DIR]
+ *               [--kernel-coverage HOST:PORT [--kernel-coverage-every N] [--corpus DIR]
+ *               [--kernel-coverage-no-feedback]]
  *   iwspec fuzz --bench [--time T]
  */
 #include <errno.h>
@@ -34,6 +36,7 @@ static void usage(FILE *f)
 		"                   [--seed S] [--runs N] [--time T] [--out DIR] [--timeout D]\n"
 		"                   [--max-findings N] [--no-minimize] [--first-run R] [--progress|--no-progress]\n"
 		"                   [--quiet] [--console FILE --console-mark HOST:PORT]\n"
+		"                   [--kernel-coverage HOST:PORT [--kernel-coverage-every N] [--corpus DIR]]\n"
 		"       iwspec fuzz --bench [--time T]\n"
 		"       iwspec fuzz --console-reports FILE\n"
 		"\n"
@@ -84,6 +87,20 @@ static void usage(FILE *f)
 		"  --console-mark HOST:PORT  the guest's iwspec-reflector --agent: each run is marked in the\n"
 		"                     console first (`mark TEXT`), so a report is tied to the run before it;\n"
 		"                     a guest whose agent stops answering ends the fuzzing (exit 3 without findings)\n"
+		"  --kernel-coverage HOST:PORT  the guest's agent (as --console-mark): after each run it is asked\n"
+		"                     for siw.ko's arc coverage (coverage-arcs); a run that reaches arcs no run\n"
+		"                     reached before is kept (in memory, up to %d programs: a new one replaces\n"
+		"                     the one that brought the fewest new arcs), and half the runs then mutate a\n"
+		"                     kept program instead of generating a fresh one (seed.txt of a finding\n"
+		"                     says which). DIR/kcov.tsv gets a line per read (ms, runs, arcs reached,\n"
+		"                     arcs in all, programs kept) and the summary \", kernel arcs H/T (K kept)\".\n"
+		"                     An agent that does not answer within %d s, or answers error, is said\n"
+		"                     once; the fuzzing goes on without feedback\n"
+		"  --kernel-coverage-every N  ask after every N runs (1..%d, default 1): the N runs are\n"
+		"                     one batch, kept together when they reach new arcs\n"
+		"  --corpus DIR       load the kept programs and the union of arcs from DIR/corpus.bin (when\n"
+		"                     it is there) and write them back each time they change, so the next\n"
+		"                     campaign or segment goes on from them (DIR is created when needed)\n"
 		"  --console-reports FILE  print every kernel report of a console file as --console reads it\n"
 		"                     (kind, signature and mark, tab-separated, then its lines) and exit: 0 none, 1 some\n"
 		"  --bench            measure the bare loopback rate (connect + 20-octet exchange + close) and\n"
@@ -95,7 +112,7 @@ static void usage(FILE *f)
 		"run), 3 the DUT could not be fuzzed (unreachable, no conforming startup, --time ran out during\n"
 		"calibration or before any run was judged, or it stopped answering for good before any\n"
 		"finding), 130 interrupted by SIGINT (143 by SIGTERM)\n",
-		names);
+		names, NF_CORPUS_MAX, NF_KCOV_TIMEOUT_MS / 1000, NF_KCOV_EVERY_MAX);
 }
 
 static int bad(const char *fmt, const char *a)
@@ -124,23 +141,32 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return true;
 }
 
-/* --out names a directory that exists or can be created: checked now, so a finding is never
- * made and then lost. Nothing is created here. */
-static int check_out(const char *dir)
+/* An option's directory (opt: "--out", what: "the findings", eg: "out/fuzz") exists or can be
+ * created: checked now, so a finding is never made and then lost. Nothing is created here. */
+static int check_dir(const char *opt, const char *dir, const char *what, const char *eg)
 {
 	struct stat st;
-	if (!*dir)
-		return bad("--out '%s': give a directory for the findings, e.g. --out out/fuzz", dir);
+	char msg[300];
+	if (!*dir) {
+		snprintf(msg, sizeof msg, "%s '%%s': give a directory for %s, e.g. %s %s", opt, what, opt, eg);
+		return bad(msg, dir);
+	}
 	if (stat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
-			return bad("--out '%s' is a file, not a directory: give a directory for the findings (it is "
-				   "created if missing), e.g. --out out/fuzz", dir);
-		if (access(dir, W_OK | X_OK))
-			return bad("--out '%s': the directory is not writable: give one you can write to", dir);
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(msg, sizeof msg, "%s '%%s' is a file, not a directory: give a directory for %s (it is "
+				 "created if missing), e.g. %s %s", opt, what, opt, eg);
+			return bad(msg, dir);
+		}
+		if (access(dir, W_OK | X_OK)) {
+			snprintf(msg, sizeof msg, "%s '%%s': the directory is not writable: give one you can write to", opt);
+			return bad(msg, dir);
+		}
 		return IW_EXIT_OK;
 	}
-	if (errno != ENOENT && errno != ENOTDIR)
-		return bad("--out '%s': cannot be used as a directory: give another path", dir);
+	if (errno != ENOENT && errno != ENOTDIR) {
+		snprintf(msg, sizeof msg, "%s '%%s': cannot be used as a directory: give another path", opt);
+		return bad(msg, dir);
+	}
 	/* The nearest existing ancestor must be a writable directory. */
 	char up[PATH_MAX];
 	snprintf(up, sizeof up, "%s", dir);
@@ -158,17 +184,19 @@ static int check_out(const char *dir)
 			*slash = '\0';
 		if (stat(up, &st) == 0)
 			break;
-		if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(up, ".") || !strcmp(up, "/"))
-			return bad("--out '%s': its parent cannot be used: give another directory", dir);
+		if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(up, ".") || !strcmp(up, "/")) {
+			snprintf(msg, sizeof msg, "%s '%%s': its parent cannot be used: give another directory", opt);
+			return bad(msg, dir);
+		}
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "iwspec fuzz: --out '%s': '%s' is a file, so the directory cannot be created: give "
-			"another directory (see iwspec fuzz --help)\n", dir, up);
+		fprintf(stderr, "iwspec fuzz: %s '%s': '%s' is a file, so the directory cannot be created: give "
+			"another directory (see iwspec fuzz --help)\n", opt, dir, up);
 		return IW_EXIT_USAGE;
 	}
 	if (access(up, W_OK | X_OK)) {
-		fprintf(stderr, "iwspec fuzz: --out '%s': '%s' is not writable, so the directory cannot be created: "
-			"give another directory (see iwspec fuzz --help)\n", dir, up);
+		fprintf(stderr, "iwspec fuzz: %s '%s': '%s' is not writable, so the directory cannot be created: "
+			"give another directory (see iwspec fuzz --help)\n", opt, dir, up);
 		return IW_EXIT_USAGE;
 	}
 	return IW_EXIT_OK;
@@ -257,11 +285,17 @@ int cmd_fuzz(int argc, char **argv)
 		{"first-run", required_argument, 0, 'F'},
 		{"console", required_argument, 0, 'K'},   {"console-mark", required_argument, 0, 'A'},
 		{"console-reports", required_argument, 0, 'R'},
+		{"kernel-coverage", required_argument, 0, 'k'}, {"kernel-coverage-every", required_argument, 0, 'e'},
+		{"kernel-coverage-no-feedback", no_argument, 0, 'f'},
+		{"corpus", required_argument, 0, 'c'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	int64_t t0 = iw_net_now_ms(); /* --time counts from here: calibration is part of it */
 	const char *dut = NULL, *config = NULL, *profile = NULL, *role = NULL, *mutant = NULL;
 	const char *console = NULL, *console_mark = NULL;
+	nf_kcov_cfg kcfg;
+	memset(&kcfg, 0, sizeof kcfg);
+	const char *every_arg = NULL;
 	nf_opts o;
 	memset(&o, 0, sizeof o);
 	o.seed = 1;
@@ -324,6 +358,21 @@ int cmd_fuzz(int argc, char **argv)
 		case 'B': do_bench = true; break;
 		case 'K': console = optarg; break;
 		case 'A': console_mark = optarg; break;
+		case 'k': kcfg.agent = optarg; break;
+		case 'e': {
+			uint64_t v;
+			if (!parse_u64(optarg, &v) || v == 0 || v > NF_KCOV_EVERY_MAX) {
+				char msg[160];
+				snprintf(msg, sizeof msg, "--kernel-coverage-every '%%s': give a number of runs from 1 to %d "
+					 "(the programs of a batch are kept until its read)", NF_KCOV_EVERY_MAX);
+				return bad(msg, optarg);
+			}
+			kcfg.every = (unsigned)v;
+			every_arg = optarg;
+			break;
+		}
+		case 'c': kcfg.corpus_dir = optarg; break;
+		case 'f': kcfg.measure_only = true; break;
 		case 'R': {
 			int n = fzk_print_reports(optarg, stdout, &e);
 			if (n < 0) {
@@ -345,7 +394,7 @@ int cmd_fuzz(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	if (do_bench)
 		return fz_bench(o.time_ms > 0 ? o.time_ms : 6000);
-	int rc = check_out(o.out_dir);
+	int rc = check_dir("--out", o.out_dir, "the findings", "out/fuzz");
 	if (rc)
 		return rc;
 	if (quiet)
@@ -377,9 +426,34 @@ int cmd_fuzz(int argc, char **argv)
 	if (!console != !console_mark)
 		return bad("%s", console ? "--console needs --console-mark HOST:PORT (the guest's agent, which marks each "
 			   "run in the console)" : "--console-mark needs --console FILE (the guest's console)");
+	if (every_arg && !kcfg.agent)
+		return bad("--kernel-coverage-every '%s' needs --kernel-coverage HOST:PORT (the guest's agent to ask)",
+			   every_arg);
+	if (kcfg.measure_only && !kcfg.agent)
+		return bad("%s", "--kernel-coverage-no-feedback needs --kernel-coverage HOST:PORT (the coverage to read)");
+	if (kcfg.corpus_dir && !kcfg.agent)
+		return bad("--corpus '%s' needs --kernel-coverage HOST:PORT: the corpus is what its feedback keeps",
+			   kcfg.corpus_dir);
+	if (kcfg.corpus_dir && (rc = check_dir("--corpus", kcfg.corpus_dir, "the kept programs", "out/corpus")))
+		return rc;
+	if (kcfg.agent) {
+		kcfg.out_dir = o.out_dir;
+		if (nf_kcov_open(&o.kcov, &kcfg, &e))
+			return bad("%s", e.msg);
+		const nf_corpus *kc = nf_kcov_corpus(o.kcov);
+		if (o.log)
+			fprintf(o.log, "iwspec fuzz: kernel coverage from %s after every %u run%s; %s%s%s: %zu kept program%s, "
+				"%llu/%llu arcs\n", kcfg.agent, kcfg.every ? kcfg.every : 1, kcfg.every > 1 ? "s" : "",
+				kcfg.corpus_dir ? "corpus " : "no --corpus (kept in memory)", kcfg.corpus_dir ? kcfg.corpus_dir : "",
+				kcfg.corpus_dir ? (kc->n || kc->arcs ? " loaded" : " (new)") : "", kc->n, kc->n == 1 ? "" : "s",
+				(unsigned long long)kc->hit, (unsigned long long)kc->total);
+	}
 	if (console && fzk_open(&kern, console, console_mark, &e)) {
 		fprintf(stderr, "iwspec fuzz: %s\n", e.msg);
+		nf_kcov_close(o.kcov);
 		return IW_EXIT_USAGE;
 	}
-	return fuzz(&o, first, t0, kern);
+	rc = fuzz(&o, first, t0, kern);
+	nf_kcov_close(o.kcov);
+	return rc;
 }

@@ -18,6 +18,11 @@
  * minimisation and recording of a finding, is preceded by a mark in the guest's console, so
  * a report the kernel prints is tied to the run (or the finding) it followed; a report of a new
  * signature is handled, like a finding, with nothing in flight.
+ *
+ * Kernel coverage (--kernel-coverage, netfuzz_kcov.c): a baseline read before the first run, then
+ * one after every batch of runs, made with nothing in flight (and after the findings of the batch
+ * are handled), so the arcs it adds are the batch's; the programs of the next runs come from
+ * nf_kcov_program (mutations of kept programs on a share of them).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +64,8 @@ typedef struct fz {
 	uint64_t last;              /* the last run started (valid when any_started) */
 	bool any_started;
 	fz_kernel *k;               /* the guest kernel's console (NULL: none) */
+	nf_kcov *kc;                /* kernel-coverage feedback (NULL: none) */
+	int64_t t0;
 	struct { uint64_t run; unsigned n; } written[64]; /* findings written, by the run they came from */
 	size_t nwritten;
 } fz;
@@ -94,6 +101,22 @@ static void kernel_handle(fz *x)
 	fz_runs r = {.prog = ring_prog, .finding = written_as, .ctx = x, .first = x->first};
 	if (fzk_handle(x->k, x->s, x->o, &r) && x->status == IW_EXIT_OK)
 		x->status = IW_EXIT_FAIL;
+}
+
+/* A read of the guest's kernel coverage, with nothing in flight. A failed one is said once, on
+ * stderr whatever --quiet says (the campaign goes on without feedback, which its operator must
+ * know), and again in the summary. */
+static void kcov_read(fz *x, bool baseline)
+{
+	char notice[400];
+	iw_err e;
+	const nf_opts *o = x->o;
+	int rc = nf_kcov_read(x->kc, baseline, iw_net_now_ms() - x->t0, nf_session_stats(x->s)->runs, notice,
+			      sizeof notice, &e);
+	if (rc)
+		fprintf(stderr, "%siwspec fuzz: %s\n", o->progress ? "\n" : "", e.msg);
+	if (*notice && o->log)
+		fprintf(o->log, "%siwspec fuzz: %s\n", o->progress ? "\n" : "", notice);
 }
 
 static void fz_free(fz *x)
@@ -196,11 +219,17 @@ static void unconfirmed(fz *x, const nf_prog *cand, const fz_pend *pd, const cha
 	char where[300] = "";
 	if (written)
 		snprintf(where, sizeof where, ", written to %s/unconfirmed-%u/", o->out_dir, x->nunconfirmed);
+	char again[160];
+	if (cand->origin.from)
+		snprintf(again, sizeof again, "a mutation of kept program %llu, not run %llu's own program: seed.txt lists "
+			 "its actions", (unsigned long long)cand->origin.from, (unsigned long long)cand->run);
+	else
+		snprintf(again, sizeof again, "try --seed %llu --first-run %llu --runs 1", (unsigned long long)o->seed,
+			 (unsigned long long)cand->run);
 	if (o->log)
-		fprintf(o->log, "%siwspec fuzz: run %llu: %s [%s] %s: not confirmed: %s; not reported%s (try --seed %llu "
-			"--first-run %llu --runs 1)\n", o->progress ? "\n" : "", (unsigned long long)cand->run,
-			nf_fkind_name(f->kind), f->req, f->detail, reason, where, (unsigned long long)o->seed,
-			(unsigned long long)cand->run);
+		fprintf(o->log, "%siwspec fuzz: run %llu: %s [%s] %s: not confirmed: %s; not reported%s (%s)\n",
+			o->progress ? "\n" : "", (unsigned long long)cand->run, nf_fkind_name(f->kind), f->req, f->detail,
+			reason, where, again);
 }
 
 /* Confirms, minimises and writes the queued findings, oldest run first. */
@@ -310,7 +339,7 @@ static void fz_progress(const fz *x, int64_t t0, bool final)
 	unsigned have, total;
 	nf_cov_counts(&st->cov, &have, &total);
 	bool tty = isatty(fileno(f));
-	char extra[160] = "";
+	char extra[600] = "";
 	if (final && st->inconclusive)
 		snprintf(extra, sizeof extra, "; %llu run%s cut by the time limit or a signal, not judged",
 			 (unsigned long long)st->inconclusive, st->inconclusive == 1 ? "" : "s");
@@ -318,17 +347,28 @@ static void fz_progress(const fz *x, int64_t t0, bool final)
 		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %u finding%s not confirmed%s",
 			 x->nunconfirmed, x->nunconfirmed == 1 ? "" : "s",
 			 x->nwritten_unconfirmed ? " (written as unconfirmed-N)" : "");
-	char kern[80] = "";
+	char kern[80] = "", arcs[120] = "";
 	if (x->k)
 		snprintf(kern, sizeof kern, ", %u kernel finding%s", fzk_found(x->k), fzk_found(x->k) == 1 ? "" : "s");
+	if (x->kc) {
+		const nf_corpus *c = nf_kcov_corpus(x->kc);
+		const nf_kcov_stats *ks = nf_kcov_stats_get(x->kc);
+		snprintf(arcs, sizeof arcs, ", kernel arcs %llu/%llu (%zu kept)", (unsigned long long)c->hit,
+			 (unsigned long long)c->total, c->n);
+		if (final && ks->mutated)
+			snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %llu run%s mutated kept programs",
+				 (unsigned long long)ks->mutated, ks->mutated == 1 ? "" : "s");
+		if (final && ks->off)
+			snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %s", ks->note);
+	}
 	if (final && x->k && fzk_repeats(x->k))
 		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %u kernel report%s of a signature seen before",
 			 fzk_repeats(x->k), fzk_repeats(x->k) == 1 ? "" : "s");
 	/* Against a slow DUT (a guest without KVM) the rate needs its decimals. */
 	double rate = secs > 0 ? (double)st->runs / secs : 0.0;
-	fprintf(f, "%sfuzz: %llu runs, %.*f runs/s, %u finding%s%s, coverage %u/%u states+events+error codes%s%s",
+	fprintf(f, "%sfuzz: %llu runs, %.*f runs/s, %u finding%s%s, coverage %u/%u states+events+error codes%s%s%s",
 		tty && !final ? "\r" : "", (unsigned long long)st->runs, rate < 10 ? 2 : 0, rate, x->nfound,
-		x->nfound == 1 ? "" : "s", kern, have, total, extra, final || !tty ? "\n" : "   ");
+		x->nfound == 1 ? "" : "s", kern, have, total, arcs, extra, final || !tty ? "\n" : "   ");
 	fflush(f);
 }
 
@@ -370,6 +410,8 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kern
 	x.s = s;
 	x.first = first;
 	x.k = kern;
+	x.kc = o->kcov;
+	x.t0 = t0;
 	x.min = malloc(sizeof *x.min);
 	bool oom = !x.min;
 	for (int i = 0; i < RING; i++)
@@ -385,6 +427,9 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kern
 	uint64_t srun[NF_SLOTS] = {0};
 	uint64_t run;
 	iw_err e;
+	/* What the guest's boot and calibration reached is no run's: the baseline. */
+	if (x.kc)
+		kcov_read(&x, true);
 	/* NF_SLOTS runs in flight: while the DUT answers one, the next ones are sent. Findings are
 	 * handled (confirmed, minimised, written) with nothing in flight. */
 	for (run = first;; run++) {
@@ -406,6 +451,15 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kern
 			fz_handle(&x);
 			kernel_handle(&x);
 		}
+		if (x.kc && nf_kcov_due(x.kc, false)) {
+			/* The batch's arcs are its runs' alone: nothing in flight while the guest is read. */
+			fz_drain(&x, started, srun, run);
+			if (x.npend || fzk_pending(x.k)) {
+				fz_handle(&x);
+				kernel_handle(&x);
+			}
+			kcov_read(&x, false);
+		}
 		int64_t now = iw_net_now_ms();
 		if ((o->runs && run - first >= o->runs) || (o->deadline_ms && now >= o->deadline_ms) ||
 		    x.nfound >= o->max_findings || x.status == IW_EXIT_ERROR || iw_interrupted())
@@ -415,7 +469,10 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kern
 			last = now;
 		}
 		nf_prog *p = x.ring[run % RING];
-		nf_generate(p, d, o->seed, run);
+		if (x.kc)
+			nf_kcov_program(x.kc, p, d, o->seed, run);
+		else
+			nf_generate(p, d, o->seed, run);
 		if (fzk_mark(x.k, &e, "fuzz run %llu", (unsigned long long)run) != IW_OK) {
 			/* The guest no longer answers its agent: dead or stuck. What was found is handled;
 			 * the campaign (tools/fuzz-siw.sh) boots a fresh guest. */
@@ -433,6 +490,8 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kern
 		}
 		started[k] = true;
 		srun[k] = run;
+		if (x.kc)
+			nf_kcov_started(x.kc, p);
 		x.last = run;
 		x.any_started = true;
 	}
@@ -442,6 +501,8 @@ int fz_loop(const nf_opts *o, nf_session *s, uint64_t first, int64_t t0, fz_kern
 	fz_drain(&x, started, srun, run);
 	if (x.npend && x.status != IW_EXIT_ERROR && x.nfound < o->max_findings)
 		fz_handle(&x);
+	if (x.kc && nf_kcov_due(x.kc, true) && !iw_interrupted())
+		kcov_read(&x, false);
 	if (x.k && !x.dut_lost && !iw_interrupted()) {
 		/* What the kernel says a little after the last run is still the last runs'. */
 		mark(&x, "end after", x.any_started ? x.last : first);

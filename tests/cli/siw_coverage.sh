@@ -74,11 +74,18 @@ expect 0 "report merges two labels" bash tools/siw-guest/coverage.sh report "$tm
 grep -Eq '^all +lines +2/4 ' "$tmp/rep/summary.txt" && ok || bad "report: all labels together should reach 2 of 4 lines: $(grep '^all' "$tmp/rep/summary.txt")"
 grep -Eq '^one +lines +1/4 ' "$tmp/rep/summary.txt" && ok || bad "report: label one should reach 1 of 4 lines"
 grep -Eq '^    siw_x.c +lines +2/4 ' "$tmp/rep/summary.txt" && ok || bad "report: no per-file line for siw_x.c with 2/4"
+grep -Eq '^only one +1 lines no other label reached, 1 in siw_x.c$' "$tmp/rep/summary.txt" && ok || bad "report: label one reached line 1 alone: $(grep '^only one' "$tmp/rep/summary.txt")"
 jq -e '.labels.all["siw_x.c"].lines == [2,4]' "$tmp/rep/summary.json" >/dev/null 2>&1 && ok || bad "report: summary.json's all/siw_x.c lines are not [2,4]"
 [ -f "$tmp/rep/html/index.html" ] && ok || bad "report: no html/index.html"
 # Reachable: siw_a, siw_work (roots), siw_b, siw_c (callees); siw_d, siw_e are not. Entered: a, b.
 un=$(grep '^    ' "$tmp/rep/unentered.txt" | tr -d ' ' | sort | tr '\n' ' ' | sed 's/ $//')
 [ "$un" = "siw_c siw_work" ] && ok || bad "report: unentered reachable functions are '$un', wanted 'siw_c siw_work'"
+# plot: three reads over 25 s, 100 arcs more, 30 runs: a line of three points and a bar a 10-s step.
+printf '# seconds\truns\tarcs\ttotal\tkept\n0.1\t0\t800\t4026\t0\n12.0\t10\t850\t4026\t1\n25.0\t30\t900\t4026\t2\n' >"$tmp/kcov.tsv"
+expect 0 "plot draws the series" bash tools/siw-guest/coverage.sh plot "$tmp/kcov.tsv"
+[ "$(grep -o '<polyline[^>]*points="[^"]*"' "$tmp/out" | sed 's/.*points="//' | tr -s ' ' '\n' | grep -c ,)" = 3 ] && ok || bad "plot: the line has not three points"
+[ "$(grep -o '<rect ' "$tmp/out" | wc -l)" = 3 ] && ok || bad "plot: not one bar per 10-s step (3)"
+grep -q '>784</text>' "$tmp/out" && grep -q '>919</text>' "$tmp/out" && ok || bad "plot: the left axis does not run from 784 (the first read, less 2%) to 919"
 expect 2 "a label without tracefiles is refused" bash tools/siw-guest/coverage.sh report "$tmp/rep2"
 expect 1 "a missing tracefile is named" bash tools/siw-guest/coverage.sh report "$tmp/rep3" one="$tmp/none.info"
 contains "one: no tracefile" "the message names the label and the file"

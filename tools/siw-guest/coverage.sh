@@ -13,6 +13,9 @@
 #       for each of siw's .c files), OUTDIR/html/ (genhtml of all labels together), and
 #       OUTDIR/unentered.txt: the functions of siw the wire can reach (below) that no label
 #       entered.
+#   bash tools/siw-guest/coverage.sh plot KCOV.tsv
+#       prints an SVG of a campaign's series (tools/fuzz-siw.sh's OUT/kcov.tsv): the arcs reached over
+#       its time and the runs per second.
 #   bash tools/siw-guest/coverage.sh to-stock IN.info OUT.info
 #       moves a tracefile of siw-patched-cov.ko onto siw's own (stock) lines: a line the patches
 #       left as it was takes its stock number, one they added or changed is left out. So a
@@ -159,6 +162,20 @@ report() {
 					"$f" "$lh" "$lf" "$(pct "$lh" "$lf")" "$fnh" "$fnf" "$(pct "$fnh" "$fnf")" "$brh" "$brf" "$(pct "$brh" "$brf")"
 			done
 		done
+		# What each label reached that no other did (with two labels or more): a campaign's lines
+		# beyond the suite's, say.
+		set -- $labels
+		if [ $# -gt 1 ]; then
+			for label in $labels; do
+				awk -v me="$outdir/$label.info" -F'[:,]' '
+					/^SF:/ { f = substr($0, 4); sub(/.*\//, "", f) }
+					/^DA:/ && $3 > 0 { k = f ":" $2; if (FILENAME == me) mine[k] = f; else other[k] = 1 }
+					END { for (k in mine) if (!(k in other)) { n++; per[mine[k]]++ }
+						printf "%-28s %d lines no other label reached", "only " lbl, n
+						for (f in per) if (f ~ /\.c$/) printf ", %d in %s", per[f], f
+						printf "\n" }' lbl="$label" $(for l in $labels; do echo "$outdir/$l.info"; done)
+			done
+		fi
 	} >"$outdir/summary.txt"
 	{
 		printf '{"title":"%s","labels":{' "$title"
@@ -228,12 +245,46 @@ to_stock() {
 	lcov -q $LCOV_RC -a "$tmp/mapped" -o "$out" >"$tmp/lcov.log" 2>&1 || { cat "$tmp/lcov.log" >&2; die "lcov could not read the moved tracefile"; }
 }
 
+# An SVG of a campaign's kcov.tsv (seconds, runs, arcs reached, arcs, kept): the arcs reached as a
+# line (left axis, from the first read: the growth is what matters) and runs per second in 10-s
+# steps as bars (right axis; the runs between two reads go to the later one). Nothing without samples.
+plot() {
+	awk -F'\t' -v W=760 -v H=260 -v L=60 -v R=60 -v T=20 -v B=40 '
+		!/^#/ { n++; t[n] = $1; r[n] = $2; a[n] = $3; if ($1 > tmax) tmax = $1; if ($3 > amax) amax = $3
+			if (n == 1) amin = $3; if ($3 < amin) amin = $3
+			b = int($1 / 10); if (n > 1) dr[b] += $2 - r[n - 1]; if (b > bmax) bmax = b }
+		END {
+			if (n < 1) exit
+			if (tmax < 10) tmax = 10
+			amin = int(amin * 0.98); amax = int(amax * 1.02) + 1
+			for (b = 0; b <= bmax; b++) { w = (b < bmax ? 10 : tmax - 10 * bmax); rate[b] = dr[b] / (w > 1 ? w : 1); if (rate[b] > rmax) rmax = rate[b] }
+			rmax = rmax * 1.2 + 0.1
+			pw = W - L - R; ph = H - T - B
+			printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"11\">", W, H
+			for (b = 0; b <= bmax; b++) {
+				x = L + pw * b * 10 / tmax; w = pw * 10 / tmax - 1; if (w < 1) w = 1; h = ph * rate[b] / rmax
+				printf "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#cfe0f3\"/>", x, T + ph - h, w, h
+			}
+			printf "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\""
+			for (i = 1; i <= n; i++) printf "%.1f,%.1f ", L + pw * t[i] / tmax, T + ph - ph * (a[i] - amin) / (amax - amin)
+			printf "\"/>"
+			printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>", L, T + ph, L + pw, T + ph
+			printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>", L, T, L, T + ph
+			printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>", L - 4, T + 10, amax, L - 4, T + ph, amin
+			printf "<text x=\"%d\" y=\"%d\">%.1f/s</text>", L + pw + 4, T + 10, rmax
+			printf "<text x=\"%d\" y=\"%d\">0 s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d s</text>", L, T + ph + 15, L + pw, T + ph + 15, tmax
+			printf "<text x=\"%d\" y=\"%d\" fill=\"#c0392b\">siw arcs reached (left)</text>", L + 10, H - 6
+			printf "<text x=\"%d\" y=\"%d\" fill=\"#5b8bc4\">runs per second, 10-s steps (right)</text></svg>", L + 220, H - 6
+		}' "$1"
+}
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 case ${1:-} in
 capture) [ $# -ge 3 ] || usage; capture "$2" "$3" "${4:-}" ;;
 report) [ $# -ge 3 ] || usage; shift; report "$@" ;;
 to-stock) [ $# -eq 3 ] || usage; to_stock "$2" "$3" ;;
+plot) [ $# -eq 2 ] || usage; [ -f "$2" ] || die "no series $2"; plot "$2" ;;
 -h|--help) help ;;
 *) usage ;;
 esac
