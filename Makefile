@@ -16,7 +16,8 @@
 #   make bench      benchmarks (figures, never pass/fail on timing), fuzz targets' exec/s included,
 #                   the network fuzzer's runs/s against the bare loopback rate (iwspec fuzz --bench)
 #   make fuzz-smoke  each fuzz target briefly (part of make test when clang is there); see fuzz/fuzz.mk
-#   make install    install iwspec under $(PREFIX) (default /usr/local)
+#   make install    install iwspec under $(PREFIX) (default /usr/local), its manual page and bash completion;
+#                   make install-reflector adds iwspec-reflector and its page (it needs rdma-core)
 #   make clean
 
 .DEFAULT_GOAL := all
@@ -163,7 +164,7 @@ cli.%:
 # crosscheck.sh run under ASan+UBSan in test-san-cli, and test-hostile holds the scripts that mostly
 # wait on DUT timers. decode_capture.sh runs here as well as inside vectors.sh under the sanitizers,
 # which skip its memory bounds and its 100000 connections. CLI_ALL=1 runs every CLI script here.
-CLI_GCC     := check_octets rows siw_series siw_oneoffs siw_guest_save siw_gcda siw_coverage mutants decode_capture tshark_check rawtcp coverage rping perftest install reflector wait_dut fuzz_console fuzz_declared
+CLI_GCC     := check_octets rows siw_series siw_oneoffs siw_guest_save siw_gcda siw_coverage workflows mutants decode_capture tshark_check rawtcp coverage rping perftest install reflector wait_dut fuzz_console fuzz_declared fuzz_shards deb
 CLI_HOSTILE := fuzz_hostile hostile hostile_run lab_walkthrough
 CLI_SAN     := run vectors netfuzz report crosscheck
 test-cli: $(BUILD)/iwspec
@@ -197,11 +198,16 @@ siw-series:
 # the fuzzer by its coverage (FEEDBACK=0: measured, not steered), with SIW_FUZZ_CORPUS=DIR a corpus
 # that lasts from night to night; out/fuzz-siw/coverage/, with the suite's too after
 # make interop COVERAGE=1.
+# SHARD=I/N: this machine's part of a campaign over N (seed S*N + I - 1), in out/fuzz-siw-shard-I-of-N/;
+# tools/fuzz-siw-merge.sh merges the shards (.github/workflows/fuzz-siw.yml runs both).
 .PHONY: fuzz-siw
 fuzz-siw: $(BUILD)/iwspec
 	IWSPEC=$(BUILD)/iwspec bash tools/fuzz-siw.sh --time $(or $(SIW_FUZZ_TIME),10m) --seed $(or $(SIW_FUZZ_SEED),1) \
-		$(if $(filter 1,$(SIW_FUZZ_STOCK)),--stock) $(if $(filter 1,$(COVERAGE)),--coverage $(if $(filter 0,$(FEEDBACK)),--no-feedback) \
-		$(if $(filter 0,$(FEEDBACK)),--out out/fuzz-siw-nofeedback) 		$(if $(SIW_FUZZ_CORPUS),--corpus $(SIW_FUZZ_CORPUS)) $(if $(wildcard out/interop/linux-siw/coverage/*.info),--with-suite out/interop/linux-siw/coverage)) \
+		$(if $(SHARD),--shard $(SHARD) --out out/fuzz-siw-shard-$(subst /,-of-,$(SHARD))) \
+		$(if $(filter 1,$(SIW_FUZZ_STOCK)),--stock) \
+		$(if $(filter 1,$(COVERAGE)),--coverage $(if $(filter 0,$(FEEDBACK)),--no-feedback --out out/fuzz-siw-nofeedback) \
+			$(if $(SIW_FUZZ_CORPUS),--corpus $(SIW_FUZZ_CORPUS)) \
+			$(if $(wildcard out/interop/linux-siw/coverage/*.info),--with-suite out/interop/linux-siw/coverage)) \
 		$(if $(filter 1,$(KASAN)),--kasan --out out/fuzz-siw-kasan)
 
 # The whole suite against the built-in DUT in every profile, for each DUT configuration
@@ -277,15 +283,41 @@ bench: $(BENCH_SRC:%.c=$(BUILD)/%) $(BUILD)/iwspec
 	@sh tests/bench/netfuzz_profile.sh $(BUILD)/iwspec
 	@$(MAKE) --no-print-directory fuzz-bench
 
+# The manual pages, from the binaries' own --help (tools/gen-man.sh, help2man): rebuilt with them.
+MANDIR ?= $(PREFIX)/share/man
+.PHONY: man install-reflector
+man: $(BUILD)/man/iwspec.1
+$(BUILD)/man/iwspec.1: $(BUILD)/iwspec tools/gen-man.sh
+	sh tools/gen-man.sh iwspec $(BUILD)/iwspec $@
+$(BUILD)/man/iwspec-reflector.1: $(BUILD)/iwspec-reflector tools/gen-man.sh
+	sh tools/gen-man.sh iwspec-reflector $(BUILD)/iwspec-reflector $@
+
 # The binary, and what it reads at run time: the case catalog (found as ../share/iwspec/cases
 # from the binary) and the vector set (its hash goes into every report's provenance).
-install: $(BUILD)/iwspec
+# Its manual page and its bash completion (the commands and options read from --help as a word is
+# completed: tools/completion/iwspec.bash).
+install: $(BUILD)/iwspec $(BUILD)/man/iwspec.1
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/iwspec
 	install -m 755 $(BUILD)/iwspec $(DESTDIR)$(PREFIX)/bin/iwspec
 	rm -rf $(DESTDIR)$(PREFIX)/share/iwspec/cases $(DESTDIR)$(PREFIX)/share/iwspec/vectors
 	cp -R cases $(DESTDIR)$(PREFIX)/share/iwspec/cases
 	install -d $(DESTDIR)$(PREFIX)/share/iwspec/vectors
 	cp -R vectors/*.json vectors/schema vectors/pcap $(DESTDIR)$(PREFIX)/share/iwspec/vectors/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(BUILD)/man/iwspec.1 $(DESTDIR)$(MANDIR)/man1/iwspec.1
+	install -m 644 tools/completion/iwspec.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/iwspec
+
+install-reflector: $(BUILD)/iwspec-reflector $(BUILD)/man/iwspec-reflector.1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BUILD)/iwspec-reflector $(DESTDIR)$(PREFIX)/bin/iwspec-reflector
+	install -m 644 $(BUILD)/man/iwspec-reflector.1 $(DESTDIR)$(MANDIR)/man1/iwspec-reflector.1
+
+# The Debian packages iwspec and iwspec-reflector (debian/): built from a copy of the tree's files
+# (git's, the uncommitted ones too) in build/deb/ with dpkg-buildpackage, then checked by lintian;
+# build/deb/*.deb. Needs debhelper, lintian and the build dependencies of debian/control.
+.PHONY: deb
+deb:
+	@sh tools/build-deb.sh
 
 clean:
 	rm -rf build build-san build-fuzz out

@@ -5,7 +5,7 @@
 #   bash tools/fuzz-siw.sh [--time T] [--seed S] [--out DIR] [--roles "responder initiator"]
 #                        [--initiator-share PCT] [--stock] [--kasan] [--coverage] [--no-feedback]
 #                        [--corpus DIR] [--with-suite DIR] [--confirm N] [--smoke] [--baseline FILE]
-#                        [--on-running-guest]
+#                        [--on-running-guest] [--shard I/N]
 #
 #   1. builds the reflector and the guest (tools/siw-guest/build.sh; --kasan: build-kasan.sh's
 #      sanitizer kernel too), boots a fresh guest and measures the bare connection rate to it
@@ -40,6 +40,10 @@
 # directory) also suite and campaign together on stock siw's lines; summary.html plots the arcs
 # reached and the runs per second over the campaign's time.
 #
+# --shard I/N: this machine's part of a campaign spread over N (`make fuzz-siw SHARD=I/N`,
+# .github/workflows/fuzz-siw.yml): `iwspec fuzz --shard`, seed S*N + I - 1, so the shards of one
+# --seed never make each other's runs; tools/fuzz-siw-merge.sh merges their output directories.
+#
 # --smoke (make test): responder only, T default 30s (stopped 5 s past it), no confirmation, no
 # bare rate, findings as found (--no-minimize); fails when the kernel says anything the baseline
 # does not allow. (20 s saved nothing: the smoke then ran into its wall at 35 s, where 30 s ends
@@ -65,6 +69,7 @@ COV=0
 FEEDBACK=1
 CORPUS=
 WITH_SUITE=
+SHARD=
 CONFIRM=2
 SMOKE=0
 RUNNING=0
@@ -82,6 +87,7 @@ while [ $# -gt 0 ]; do
 	--no-feedback) FEEDBACK=0 ;;
 	--corpus) CORPUS=$2; shift ;;
 	--with-suite) WITH_SUITE=$2; shift ;;
+	--shard) SHARD=$2; shift ;;
 	--confirm) CONFIRM=$2; shift ;;
 	--smoke) SMOKE=1 ;;
 	--on-running-guest) RUNNING=1 ;;
@@ -137,6 +143,7 @@ if [ $KASAN = 1 ]; then
 	BOOTOPT=--kasan
 fi
 [ -n "$CORPUS" ] || CORPUS=$OUT/corpus
+[ -z "$SHARD" ] || FUZZOPT="$FUZZOPT --shard $SHARD"
 if [ $COV = 1 ]; then
 	# The corpus carries the union of arcs reached from segment to segment (a reboot starts the
 	# guest's counters again). Without feedback the fuzzer still reads the counters, for its time
@@ -463,7 +470,7 @@ if [ $COV = 1 ]; then
 	fi
 	say "siw's arcs reached: $kcov_hit of $kcov_total ($kept programs kept; $([ $FEEDBACK = 1 ] && echo "steered by them" || echo "not steered: --no-feedback")); the series: $OUT/kcov.tsv"
 	plot=$(bash tools/siw-guest/coverage.sh plot "$OUT/kcov.tsv")
-	infos=$(ls "$OUT"/coverage/seg-*.info 2>/dev/null | tr '\n' ',' | sed 's/,$//')
+	infos=$(ls "$OUT"/coverage/seg-*.info 2>/dev/null | grep -v stock-lines | tr '\n' ',' | sed 's/,$//')
 	if [ -n "$infos" ]; then
 		bash tools/siw-guest/coverage.sh report "$OUT/coverage/campaign" --title "siw ($KIND) under fuzz-siw, seed $SEED, $TIME" \
 			campaign="$infos" || fuzz_fail=1
@@ -514,7 +521,7 @@ fi
 # 4. The summary.
 t_all=$(($(now) - t_all))
 cat >"$OUT/summary.json" <<EOF
-{"dut":"linux-siw","kernel":"$([ $KASAN = 1 ] && echo kasan || echo debian)","siw":"$KIND","seed":$SEED,"time_s":$T,"roles":"$ROLES",
+{"dut":"linux-siw","shard":"$SHARD","kernel":"$([ $KASAN = 1 ] && echo kasan || echo debian)","siw":"$KIND","seed":$SEED,"time_s":$T,"roles":"$ROLES",
  "runs":$runs_total,"runs_initiator":$runs_init,"fuzz_s":$fuzz_s,"runs_per_s":$rate,"bare_per_s":$bare_rate,"ratio":$ratio,
  "coverage_max":$cov_max,"coverage_total":$cov_total,"siw_coverage":$([ $COV = 1 ] && echo "{\"feedback\":$([ $FEEDBACK = 1 ] && echo true || echo false),\"arcs_reached\":$kcov_hit,\"arcs\":$kcov_total,\"programs_kept\":$kept,\"lines\":\"$(json_str "$covrow")\",\"series\":\"kcov.tsv\"}" || echo null),
  "boots":$boots,"boot_s":$t_boot,"guest_dead":$dead,"wall_s":$t_all,

@@ -6,7 +6,7 @@
 set -e
 need=""
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in ${IWSPEC_PACKAGES:-gcc make clang libclang-rt-dev libjansson-dev libpcap-dev libisal-dev libxml2-utils tshark libjson-validator-perl chromium librdmacm-dev libibverbs-dev jq time iproute2 zip unzip libdbus-1-dev}; do
+for pkg in ${IWSPEC_PACKAGES:-gcc make clang libclang-rt-dev libjansson-dev libpcap-dev libisal-dev libxml2-utils tshark libjson-validator-perl chromium librdmacm-dev libibverbs-dev jq time iproute2 zip unzip libdbus-1-dev help2man man-db debhelper lintian fakeroot}; do
 	have "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

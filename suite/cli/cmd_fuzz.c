@@ -35,10 +35,12 @@ static void usage(FILE *f)
 		"usage: iwspec fuzz [--dut DUT] [--dut-config FILE] [--profile P] [--role ROLE] [--mutant NAME]\n"
 		"                   [--seed S] [--runs N] [--time T] [--out DIR] [--timeout D]\n"
 		"                   [--max-findings N] [--no-minimize] [--first-run R] [--progress|--no-progress]\n"
-		"                   [--quiet] [--console FILE --console-mark HOST:PORT]\n"
-		"                   [--kernel-coverage HOST:PORT [--kernel-coverage-every N] [--corpus DIR]]\n"
+		"                   [--quiet] [--shard I/N] [--console FILE --console-mark HOST:PORT]\n"
+		"                   [--kernel-coverage HOST:PORT [--kernel-coverage-every N] [--corpus DIR]\n"
+		"                    [--kernel-coverage-no-feedback]]\n"
 		"       iwspec fuzz --bench [--time T]\n"
 		"       iwspec fuzz --console-reports FILE\n"
+		"       iwspec fuzz --merge DIR... [--out OUT]\n"
 		"\n"
 		"Drives a DUT over TCP with randomized, structure-aware sequences (startup frames with mutated\n"
 		"fields, FPDUs with mutated headers, lengths, markers, CRCs, DDP placement fields, RDMAP opcodes,\n"
@@ -77,6 +79,11 @@ static void usage(FILE *f)
 		"  --max-findings N   stop after N distinct findings (default 10), N >= 1\n"
 		"  --no-minimize      report findings as found\n"
 		"  --first-run R      begin with run R of the seed (seed.txt names the run of a finding)\n"
+		"  --shard I/N        shard I of N (from 1) of a campaign spread over machines: seed S*N + I - 1\n"
+		"                     for --seed S, so the shards of one seed never make each other's runs\n"
+		"  --merge DIR...     merge the shards' output directories into --out (default out/fuzz-merged):\n"
+		"                     OUT/corpus/corpus.bin (the union of arcs, each kept program once) and\n"
+		"                     OUT/findings.tsv (each finding once, with how many shards saw it)\n"
 		"  --progress         a progress line (default on a terminal): runs/s, findings, coverage\n"
 		"  --no-progress      no progress line\n"
 		"  --quiet            no log of findings and notes on stderr (the summary and DIR stay)\n"
@@ -98,6 +105,9 @@ static void usage(FILE *f)
 		"                     once; the fuzzing goes on without feedback\n"
 		"  --kernel-coverage-every N  ask after every N runs (1..%d, default 1): the N runs are\n"
 		"                     one batch, kept together when they reach new arcs\n"
+		"  --kernel-coverage-no-feedback  read and record the coverage (kcov.tsv, the union in\n"
+		"                     --corpus) but keep and mutate nothing: the same campaign unsteered,\n"
+		"                     to compare with\n"
 		"  --corpus DIR       load the kept programs and the union of arcs from DIR/corpus.bin (when\n"
 		"                     it is there) and write them back each time they change, so the next\n"
 		"                     campaign or segment goes on from them (DIR is created when needed)\n"
@@ -107,6 +117,9 @@ static void usage(FILE *f)
 		"                     the fuzzer's rate against the built-in DUT, and print their ratio\n"
 		"\n"
 		"SIGINT or SIGTERM stops it: the summary so far is printed, findings written so far stay.\n"
+		"\n"
+		"With --merge: 0 merged, 2 a directory that is not one, or a corpus of another build, 3 a file\n"
+		"that cannot be written.\n"
 		"\n"
 		"exit status: 0 no finding (at least one run judged), 1 findings, 2 bad usage (nothing was\n"
 		"run), 3 the DUT could not be fuzzed (unreachable, no conforming startup, --time ran out during\n"
@@ -288,6 +301,7 @@ int cmd_fuzz(int argc, char **argv)
 		{"kernel-coverage", required_argument, 0, 'k'}, {"kernel-coverage-every", required_argument, 0, 'e'},
 		{"kernel-coverage-no-feedback", no_argument, 0, 'f'},
 		{"corpus", required_argument, 0, 'c'},
+		{"shard", required_argument, 0, 's'}, {"merge", no_argument, 0, 'g'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	int64_t t0 = iw_net_now_ms(); /* --time counts from here: calibration is part of it */
@@ -305,6 +319,9 @@ int cmd_fuzz(int argc, char **argv)
 	o.progress_out = stderr;
 	o.max_findings = 10;
 	bool do_bench = false, quiet = false;
+	bool merge = false, out_given = false;
+	unsigned shard_i = 0, shard_n = 0;
+	const char *shard_arg = NULL;
 	uint64_t first = 0;
 	int c;
 	optind = 1;
@@ -350,7 +367,16 @@ int cmd_fuzz(int argc, char **argv)
 				o.timeout_ms = ms;
 			break;
 		}
-		case 'o': o.out_dir = optarg; break;
+		case 'o': o.out_dir = optarg; out_given = true; break;
+		case 'g': merge = true; break;
+		case 's': {
+			char extra;
+			shard_arg = optarg;
+			if (sscanf(optarg, "%u/%u%c", &shard_i, &shard_n, &extra) != 2 || shard_n == 0 || shard_n > 1000000 ||
+			    shard_i == 0 || shard_i > shard_n)
+				return bad("--shard '%s': give I/N, shard I of N counted from 1 (e.g. --shard 2/3)", optarg);
+			break;
+		}
 		case 'N': o.no_minimize = true; break;
 		case 'P': o.progress = true; break;
 		case 'Q': o.progress = false; break;
@@ -385,8 +411,23 @@ int cmd_fuzz(int argc, char **argv)
 		default: return bad("unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
+	if (merge) {
+		if (optind == argc)
+			return bad("%s", "--merge needs the shards' output directories: iwspec fuzz --merge DIR... [--out OUT]");
+		return fz_merge(argv + optind, argc - optind, out_given ? o.out_dir : "out/fuzz-merged", stdout);
+	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
+	/* Shard I of N fuzzes seed S·N + I - 1: N machines given one --seed never make each other's runs,
+	 * and every shard's seed.txt names the seed that replays it. */
+	if (shard_n) {
+		if (o.seed > (UINT64_MAX - shard_i) / shard_n)
+			return bad("--seed with --shard '%s': the shard's seed (S*N + I - 1) does not fit in 64 bits: give a "
+				   "smaller --seed", shard_arg);
+		o.seed = o.seed * shard_n + shard_i - 1;
+		if (o.log)
+			fprintf(o.log, "iwspec fuzz: shard %u/%u: seed %llu\n", shard_i, shard_n, (unsigned long long)o.seed);
+	}
 	/* Every run makes two connection models (ours and, in-process, the built-in DUT's) of a
 	 * few hundred KiB each: keep freed memory in the heap, or every run pays page faults
 	 * (docs/fuzzing-network.md, "Speed"). */

@@ -52,6 +52,10 @@ unsigned fzk_repeats(const fz_kernel *k);
 /* --bench: prints the bare loopback rate, the fuzzer's rate and their ratio; exit status. */
 int fz_bench(int64_t ms);
 
+/* --merge (cmd_fuzz_merge.c): the shards' output directories as one: OUT/corpus/corpus.bin and
+ * OUT/findings.tsv, each finding once; a summary line on log; the exit status. */
+int fz_merge(char *const *dirs, int ndirs, const char *out, FILE *log);
+
 /* Fuzzes with the calibrated session s from run `first` on until o->runs runs, o->deadline_ms,
  * o->max_findings distinct findings or a signal, whichever comes first; findings are confirmed,
  * minimised and written to o->out_dir. Prints the summary (also when interrupted) and returns
