@@ -35,7 +35,7 @@ sed 's/^/fuzz-siw-merge: /' "$OUT/merge.log"
 
 # The counts of every shard, added up; the kernel findings of all, each signature once.
 jq -s '{
-	shards: [ .[] | {shard, seed, runs, runs_initiator, fuzz_s, runs_per_s, guest_dead,
+	shards: [ .[] | {shard, seed: (.seed_fuzzed // (if (.shard // "") != "" then ((.shard | split("/") | map(tonumber)) as $sn | .seed * $sn[1] + $sn[0] - 1) else .seed end)), runs, runs_initiator, fuzz_s, runs_per_s, guest_dead,
 		arcs: (.siw_coverage.arcs_reached // null), findings: (.findings | length), kernel_findings: (.kernel_findings | length)} ],
 	runs: (map(.runs) | add), runs_initiator: (map(.runs_initiator // 0) | add), fuzz_s: (map(.fuzz_s) | add),
 	guest_dead: (map(.guest_dead) | add),
@@ -73,8 +73,8 @@ esc() { sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g'; }
 	jq -r '.shards[] | "<tr><td>\(.shard)</td><td>\(.seed)</td><td>\(.runs)</td><td>\(.runs_initiator)</td><td>\(.runs_per_s)</td><td>\(.arcs)</td><td>\(.findings)</td><td>\(.kernel_findings)</td></tr>"' "$OUT/summary.json"
 	echo "<tr><th>all</th><td></td><th>$runs</th><th>$(jq .runs_initiator "$OUT/summary.json")</th><td></td><th>$merged</th><th>$nfind distinct</th><th>$(jq '.kernel_findings | length' "$OUT/summary.json") distinct</th></tr></table>"
 	[ -n "$covrow" ] && echo "<p>siw coverage, all shards: $(printf '%s' "$covrow" | esc) (<a href=\"coverage/html/index.html\">per file</a>)</p>"
-	echo '<h2>Findings, each once</h2><table><tr><th>what</th><th>kind or signature</th><th>requirement</th><th>shards</th><th>first seen in</th></tr>'
-	grep -v '^#' "$OUT/findings.tsv" | esc | awk -F'\t' '{ print "<tr><td>" $1 "</td><td>" $2 "</td><td>" $3 "</td><td>" $4 "</td><td><code>" $5 "</code></td></tr>" }'
+	echo '<h2>Findings, each once</h2><table><tr><th>what</th><th>kind or signature</th><th>requirement</th><th>DUT role</th><th>shards</th><th>first seen in</th></tr>'
+	grep -v '^#' "$OUT/findings.tsv" | esc | awk -F'\t' '{ print "<tr><td>" $1 "</td><td>" $2 "</td><td>" $3 "</td><td>" $4 "</td><td>" $5 "</td><td><code>" $6 "</code></td></tr>" }'
 	echo '</table></body></html>'
 } >"$OUT/summary.html"
 say "summary: $OUT/summary.json, $OUT/summary.html, $OUT/findings.tsv; the next night's corpus: $OUT/corpus/"

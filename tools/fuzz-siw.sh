@@ -521,7 +521,7 @@ fi
 # 4. The summary.
 t_all=$(($(now) - t_all))
 cat >"$OUT/summary.json" <<EOF
-{"dut":"linux-siw","shard":"$SHARD","kernel":"$([ $KASAN = 1 ] && echo kasan || echo debian)","siw":"$KIND","seed":$SEED,"time_s":$T,"roles":"$ROLES",
+{"dut":"linux-siw","shard":"$SHARD","seed_fuzzed":$( [ -n "$SHARD" ] && echo $((SEED * ${SHARD#*/} + ${SHARD%/*} - 1)) || echo $SEED),"kernel":"$([ $KASAN = 1 ] && echo kasan || echo debian)","siw":"$KIND","seed":$SEED,"time_s":$T,"roles":"$ROLES",
  "runs":$runs_total,"runs_initiator":$runs_init,"fuzz_s":$fuzz_s,"runs_per_s":$rate,"bare_per_s":$bare_rate,"ratio":$ratio,
  "coverage_max":$cov_max,"coverage_total":$cov_total,"siw_coverage":$([ $COV = 1 ] && echo "{\"feedback\":$([ $FEEDBACK = 1 ] && echo true || echo false),\"arcs_reached\":$kcov_hit,\"arcs\":$kcov_total,\"programs_kept\":$kept,\"lines\":\"$(json_str "$covrow")\",\"series\":\"kcov.tsv\"}" || echo null),
  "boots":$boots,"boot_s":$t_boot,"guest_dead":$dead,"wall_s":$t_all,

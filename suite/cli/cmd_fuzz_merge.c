@@ -6,10 +6,10 @@
  * directory per shard. The merge writes OUT/corpus/corpus.bin, the corpus the next night starts
  * from: the union of every shard's arcs, and every kept program once (two shards that kept the
  * same program, by its hash, give one entry, with the larger gain); and OUT/findings.tsv, each
- * finding once: a network finding by its kind and requirement, a kernel finding by its
- * signature, with how many shards saw it and the first one's directory. A shard's directory is
- * searched to three levels for finding-N/ and kernel-N/ (fuzz-siw.sh keeps its segments'
- * under seg-N/), and for corpus.bin in itself or in corpus/.
+ * finding once: a network finding by its kind, requirement and the DUT's role (the header of
+ * its case), a kernel finding by its signature, with how many shards saw it and the first one's
+ * directory. A shard's directory is searched to three levels for finding-N/ and kernel-N/
+ * (fuzz-siw.sh keeps its segments' under seg-N/), and for corpus.bin in itself or in corpus/.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
@@ -26,7 +26,7 @@
 #define MERGE_MAX_FINDINGS 4096
 
 typedef struct merged_finding {
-	char key[640];              /* "network\tKIND\tREQUIREMENT" or "kernel\tSIGNATURE" */
+	char key[680];              /* "network\tKIND\tREQUIREMENT\tROLE" or "kernel\tSIGNATURE" */
 	char first[1024];           /* the directory it was first seen in */
 	unsigned shards;            /* how many shards saw it */
 	int last_shard;
@@ -75,11 +75,20 @@ static int on_entry(const char *path, const struct stat *st, int type, struct FT
 	fclose(fp);
 	text[n] = 0;
 	merge_state *m = walk_state;
-	char a[300], b[300], key[640];
+	char a[300], b[300], key[680];
 	if (network) {
+		/* The DUT's role is in the finding's case (its header), not in seed.txt. */
+		char casef[1100], head[2048] = "", role[32];
+		snprintf(casef, sizeof casef, "%s/case.iwt", dir);
+		FILE *cf = fopen(casef, "r");
+		if (cf) {
+			head[fread(head, 1, sizeof head - 1, cf)] = 0;
+			fclose(cf);
+		}
+		field(head, "role", role, sizeof role);
 		field(text, "kind", a, sizeof a);
 		field(text, "requirement", b, sizeof b);
-		snprintf(key, sizeof key, "network\t%s\t%s", a, b);
+		snprintf(key, sizeof key, "network\t%s\t%s\t%s", a, b, role[0] ? role : "-");
 	} else {
 		field(text, "signature", a, sizeof a);
 		snprintf(key, sizeof key, "kernel\t%s", a);
@@ -207,12 +216,12 @@ int fz_merge(char *const *dirs, int ndirs, const char *out, FILE *log)
 		status = IW_EXIT_ERROR;
 		goto done;
 	}
-	fprintf(t, "# what\tkind or signature\trequirement\tshards that saw it\tfirst seen in\n");
+	fprintf(t, "# what\tkind or signature\trequirement\tDUT role\tshards that saw it\tfirst seen in\n");
 	size_t several = 0;
 	for (size_t i = 0; i < m.n; i++) {
 		several += m.f[i].shards > 1;
 		bool kernel = !strncmp(m.f[i].key, "kernel\t", 7);
-		fprintf(t, "%s%s\t%u\t%s\n", m.f[i].key, kernel ? "\t" : "", m.f[i].shards, m.f[i].first);
+		fprintf(t, "%s%s\t%u\t%s\n", m.f[i].key, kernel ? "\t\t" : "", m.f[i].shards, m.f[i].first);
 	}
 	if (fclose(t)) {
 		fprintf(stderr, "iwspec fuzz: --merge: cannot write %s\n", path);

@@ -16,7 +16,7 @@ done
 expect 0 "the three shards merge" "$IWSPEC" fuzz --merge "$tmp/shard-1" "$tmp/shard-2" "$tmp/shard-3" --out "$tmp/merged"
 contains "3 finding directories, 1 distinct findings (1 seen by more than one shard)" "the finding is counted once"
 [ "$(grep -vc '^#' "$tmp/merged/findings.tsv")" = 1 ] && ok || bad "findings.tsv has not exactly one finding"
-grep -q "^network	frame	RFC5044-7.1.1-01	3	$tmp/shard-1/finding-1\$" "$tmp/merged/findings.tsv" && ok ||
+grep -q "^network	frame	RFC5044-7.1.1-01	responder	3	$tmp/shard-1/finding-1\$" "$tmp/merged/findings.tsv" && ok ||
 	bad "findings.tsv does not give the finding, its three shards and the first one's directory: $(grep -v '^#' "$tmp/merged/findings.tsv")"
 expect 2 "a bad --shard is refused" "$IWSPEC" fuzz --shard 4/3 --runs 1
 contains "shard I of N counted from 1" "the message says what I/N means"
