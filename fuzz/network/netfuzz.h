@@ -427,6 +427,9 @@ typedef struct nf_kept {
 	nf_prog *p;
 	uint64_t id;                /* 1, 2, ... */
 	uint64_t gain;              /* new arcs of the run (or batch) that brought it */
+	uint32_t *reach;            /* those arcs (their indices; malloc'd, NULL when none is known):
+				     * what the program reached first, which `iwspec fuzz --merge` compares */
+	uint32_t nreach;
 } nf_kept;
 
 typedef struct nf_corpus {
@@ -443,11 +446,18 @@ void nf_corpus_init(nf_corpus *c);
 void nf_corpus_free(nf_corpus *c);
 /* Keeps a copy of p (evicting as NF_CORPUS_MAX says); *id (unless NULL) is its entry's id. */
 int nf_corpus_keep(nf_corpus *c, const nf_prog *p, uint64_t gain, uint64_t *id, iw_err *e);
+/* The same, with the arcs its run reached first (reach[nreach], copied). */
+int nf_corpus_keep_reach(nf_corpus *c, const nf_prog *p, uint64_t gain, const uint32_t *reach, uint32_t nreach,
+			 uint64_t *id, iw_err *e);
 const nf_kept *nf_corpus_find(const nf_corpus *c, uint64_t id);
 /* Merges a bitmap of `total` arcs into the union: *fresh the arcs it had not; a bitmap of
  * another total starts a new union (*restarted, when there was one). */
 int nf_corpus_merge(nf_corpus *c, const uint8_t *bits, uint64_t total, uint64_t *fresh, bool *restarted,
 		    iw_err *e);
+/* The same, and (unless added is NULL) the arcs the union did not have, as a malloc'd list of
+ * their indices (*added NULL when there are none). */
+int nf_corpus_merge_list(nf_corpus *c, const uint8_t *bits, uint64_t total, uint64_t *fresh, bool *restarted,
+			 uint32_t **added, uint32_t *nadded, iw_err *e);
 
 /* DIR/corpus.bin (netfuzz_corpus_file.c): written atomically; loading a missing file leaves c
  * empty (*found false); one of another build or a corrupt one is IW_EINVAL, e saying which and

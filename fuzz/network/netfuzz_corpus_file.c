@@ -4,12 +4,13 @@
  * stopped: DIR/corpus.bin, rewritten atomically (suite/capture/atomic_file.h) each time the
  * corpus changes, so a campaign killed at any moment leaves the last whole one.
  *
- * Format 1, host byte order (a corpus belongs to the build that wrote it):
+ * Format 2, host byte order (a corpus belongs to the build that wrote it):
  *
  *   "IWSPECKC"  u32 format (1)  u32 layout  u64 total  u64 next_id  u64 count
  *   the union: ceil(total/8) octets (bit i is octet i/8, bit i%8)
- *   count times: u64 id  u64 gain  u64 len  then len octets, the program as it is in memory
- *                (nf_prog up to its pool, then pool_len octets of the pool)
+ *   count times: u64 id  u64 gain  u64 nreach  nreach u32 (the arcs it reached first, indices
+ *                below total)  u64 len  then len octets, the program as it is in memory (nf_prog up
+ *                to its pool, then pool_len octets of the pool)
  *   u64 FNV-1a of every octet before it
  *
  * `layout` hashes the size and offset of every field of nf_prog and of what it holds (and the
@@ -27,7 +28,7 @@
 #include "netfuzz.h"
 
 #define MAGIC "IWSPECKC"
-#define FORMAT 1u
+#define FORMAT 2u /* 2: each program's arcs (format 1 had none) */
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -92,6 +93,9 @@ int nf_corpus_save(const nf_corpus *c, const char *dir, iw_err *e)
 		uint64_t len = offsetof(nf_prog, pool) + p->pool_len;
 		put64(&w, c->e[i].id);
 		put64(&w, c->e[i].gain);
+		put64(&w, c->e[i].nreach);
+		if (c->e[i].nreach)
+			put(&w, c->e[i].reach, c->e[i].nreach * sizeof *c->e[i].reach);
 		put64(&w, len);
 		put(&w, p, (size_t)len);
 	}
@@ -219,14 +223,34 @@ int nf_corpus_load(nf_corpus *c, const char *dir, bool *found, iw_err *e)
 		r.at += octets;
 	}
 	for (uint64_t i = 0; i < count; i++) {
-		uint64_t id, gain, plen;
-		if (!get(&r, &id, 8) || !get(&r, &gain, 8) || !get(&r, &plen, 8) || plen > sizeof(nf_prog) ||
+		uint64_t id, gain, nreach, plen;
+		if (!get(&r, &id, 8) || !get(&r, &gain, 8) || !get(&r, &nreach, 8) || nreach > total ||
+		    nreach * 4 > r.len - r.at) {
+			rc = corrupt(path, "it ends inside a program's arcs", e);
+			goto out;
+		}
+		uint32_t *reach = NULL;
+		if (nreach && !(reach = malloc(nreach * sizeof *reach))) {
+			rc = iw_errf(e, IW_ENOSPC, "out of memory reading %s", path);
+			goto out;
+		}
+		get(&r, reach, nreach * sizeof *reach);
+		for (uint64_t k = 0; k < nreach; k++) {
+			if (reach[k] >= total) {
+				free(reach);
+				rc = corrupt(path, "a program's arc lies past the union's", e);
+				goto out;
+			}
+		}
+		if (!get(&r, &plen, 8) || plen > sizeof(nf_prog) ||
 		    plen < offsetof(nf_prog, pool) || plen > r.len - r.at) {
+			free(reach);
 			rc = corrupt(path, "it ends inside a program", e);
 			goto out;
 		}
 		nf_prog *p = calloc(1, sizeof *p);
 		if (!p) {
+			free(reach);
 			rc = iw_errf(e, IW_ENOSPC, "out of memory reading %s", path);
 			goto out;
 		}
@@ -237,6 +261,7 @@ int nf_corpus_load(nf_corpus *c, const char *dir, bool *found, iw_err *e)
 			snprintf(why, sizeof why, "entry id %llu", (unsigned long long)id);
 		if (*why) {
 			free(p);
+			free(reach);
 			char w[160];
 			snprintf(w, sizeof w, "program %llu of %llu: %s", (unsigned long long)i + 1, (unsigned long long)count,
 				 why);
@@ -244,7 +269,7 @@ int nf_corpus_load(nf_corpus *c, const char *dir, bool *found, iw_err *e)
 			goto out;
 		}
 		p->origin.how[sizeof p->origin.how - 1] = '\0';
-		c->e[c->n++] = (nf_kept){.p = p, .id = id, .gain = gain};
+		c->e[c->n++] = (nf_kept){.p = p, .id = id, .gain = gain, .reach = reach, .nreach = (uint32_t)nreach};
 	}
 	if (r.at != r.len)
 		rc = corrupt(path, "octets follow its last program", e);

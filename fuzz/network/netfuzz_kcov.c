@@ -283,10 +283,13 @@ int nf_kcov_read(nf_kcov *k, bool baseline, int64_t ms, uint64_t runs, char *not
 	k->st.reads++;
 	uint64_t was = k->c.total, fresh = 0;
 	bool restarted = false;
-	rc = nf_corpus_merge(&k->c, a.bits, a.total, &fresh, &restarted, e);
+	uint32_t *added = NULL, nadded = 0;
+	rc = nf_corpus_merge_list(&k->c, a.bits, a.total, &fresh, &restarted, &added, &nadded, e);
 	free(a.bits);
-	if (rc)
+	if (rc) {
+		free(added);
 		return rc;
+	}
 	if (k->loaded_union && restarted)
 		snprintf(notice, cap, "the union of arcs in %s/%s counts %llu arcs, the guest's siw.ko %llu (another "
 			 "build of the module): a new union begins; the kept programs stay", k->corpus_dir,
@@ -296,10 +299,12 @@ int nf_kcov_read(nf_kcov *k, bool baseline, int64_t ms, uint64_t runs, char *not
 	if (fresh && !baseline && k->nbatch) {
 		k->st.interesting++;
 		for (size_t i = 0; i < k->nbatch && !k->measure_only; i++) {
-			if (nf_corpus_keep(&k->c, k->batch[i], fresh, NULL, e) == IW_OK)
+			/* Each keeps the arcs the batch reached first: what --merge compares. */
+			if (nf_corpus_keep_reach(&k->c, k->batch[i], fresh, added, nadded, NULL, e) == IW_OK)
 				k->st.kept++;
 		}
 	}
+	free(added);
 	k->nbatch = 0;
 	if (changed && k->corpus_dir[0] && !k->save_failed && nf_corpus_save(&k->c, k->corpus_dir, e)) {
 		k->save_failed = true;

@@ -4,8 +4,9 @@
  *
  * A campaign spread over machines (`--shard i/N`, `make fuzz-siw SHARD=i/N`) leaves one output
  * directory per shard. The merge writes OUT/corpus/corpus.bin, the corpus the next night starts
- * from: the union of every shard's arcs, and every kept program once (two shards that kept the
- * same program, by its hash, give one entry, with the larger gain); and OUT/findings.tsv, each
+ * from: the union of every shard's arcs, and the kept programs deduplicated by what they reach
+ * (most first-reached arcs first, a program is taken when it reached first an arc none taken
+ * before it did; the same program twice, by its hash, once); and OUT/findings.tsv, each
  * finding once: a network finding by its kind, requirement and the DUT's role (the header of
  * its case), a kernel finding by its signature, with how many shards saw it and the first one's
  * directory. A shard's directory is searched to three levels for finding-N/ and kernel-N/
@@ -115,6 +116,27 @@ static int on_entry(const char *path, const struct stat *st, int type, struct FT
 	return 0;
 }
 
+/* A kept program of some shard, waiting for the merge to decide on it. */
+typedef struct cand {
+	nf_prog *p;
+	uint32_t *reach;            /* the arcs its run reached first (none: not known) */
+	uint32_t nreach;
+	uint64_t gain, hash;
+	size_t order;               /* shard by shard, entry by entry: the tie-break */
+} cand;
+
+/* The programs that reached the most arcs first come first: a later one whose arcs they all
+ * reached already adds nothing to the merged corpus. */
+static int by_reach(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+	if (x->nreach != y->nreach)
+		return x->nreach > y->nreach ? -1 : 1;
+	if (x->gain != y->gain)
+		return x->gain > y->gain ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 /* The shard's corpus: DIR/corpus.bin or DIR/corpus/corpus.bin. */
 static int load_shard_corpus(nf_corpus *c, const char *dir, bool *found, iw_err *e)
 {
@@ -132,6 +154,9 @@ int fz_merge(char *const *dirs, int ndirs, const char *out, FILE *log)
 	nf_corpus *all = malloc(sizeof *all), *one = malloc(sizeof *one);
 	merge_state m = {.f = calloc(MERGE_MAX_FINDINGS, sizeof *m.f)};
 	int status = IW_EXIT_OK;
+	cand *cands = NULL;
+	size_t ncands = 0;
+	uint8_t *covered = NULL;
 	if (all)
 		nf_corpus_init(all);
 	if (one)
@@ -141,7 +166,7 @@ int fz_merge(char *const *dirs, int ndirs, const char *out, FILE *log)
 		status = IW_EXIT_ERROR;
 		goto done;
 	}
-	uint64_t programs = 0, dup = 0;
+	uint64_t programs = 0, dup = 0, covered_by_others = 0;
 	int corpora = 0;
 	for (int i = 0; i < ndirs; i++) {
 		struct stat st;
@@ -170,32 +195,66 @@ int fz_merge(char *const *dirs, int ndirs, const char *out, FILE *log)
 				status = IW_EXIT_ERROR;
 				goto done;
 			}
+			bool other_build = one->arcs && all->total != one->total;
+			cand *more = realloc(cands, (ncands + one->n + 1) * sizeof *cands);
+			if (!more) {
+				fprintf(stderr, "iwspec fuzz: --merge: out of memory\n");
+				status = IW_EXIT_ERROR;
+				goto done;
+			}
+			cands = more;
 			for (size_t k = 0; k < one->n; k++) {
+				/* Taken over from the shard's corpus: its next load frees none of it. */
+				cand *c = &cands[ncands];
+				*c = (cand){.p = one->e[k].p, .reach = one->e[k].reach, .nreach = one->e[k].nreach,
+					    .gain = one->e[k].gain, .hash = nf_prog_hash(one->e[k].p), .order = ncands};
+				one->e[k].p = NULL;
+				one->e[k].reach = NULL;
+				if (other_build) { /* arcs of another module: not comparable */
+					free(c->reach);
+					c->reach = NULL;
+					c->nreach = 0;
+				}
+				ncands++;
 				programs++;
-				uint64_t h = nf_prog_hash(one->e[k].p);
-				bool have = false;
-				for (size_t j = 0; j < all->n && !have; j++) {
-					if (nf_prog_hash(all->e[j].p) == h) {
-						have = true;
-						if (one->e[k].gain > all->e[j].gain)
-							all->e[j].gain = one->e[k].gain;
-					}
-				}
-				if (have) {
-					dup++;
-					continue;
-				}
-				if (nf_corpus_keep(all, one->e[k].p, one->e[k].gain, NULL, &e) != IW_OK) {
-					fprintf(stderr, "iwspec fuzz: --merge: %s\n", e.msg);
-					status = IW_EXIT_ERROR;
-					goto done;
-				}
 			}
 		}
 		m.shard = i;
 		walk_state = &m;
 		if (nftw(dirs[i], on_entry, 16, FTW_PHYS) != 0)
 			fprintf(log, "iwspec fuzz: --merge: %s: not all of it could be read (%s)\n", dirs[i], strerror(errno));
+	}
+	/* Each program once, and only when it reached an arc first that no program taken before it
+	 * did: the merge deduplicates by what the programs reach. */
+	if (ncands)
+		qsort(cands, ncands, sizeof *cands, by_reach);
+	if (all->total && !(covered = calloc((size_t)((all->total + 7) / 8), 1))) {
+		fprintf(stderr, "iwspec fuzz: --merge: out of memory\n");
+		status = IW_EXIT_ERROR;
+		goto done;
+	}
+	for (size_t k = 0; k < ncands; k++) {
+		const cand *c = &cands[k];
+		bool same = false, news = !c->nreach || !covered;
+		for (size_t j = 0; j < all->n && !same; j++)
+			same = nf_prog_hash(all->e[j].p) == c->hash;
+		for (uint32_t r = 0; r < c->nreach && !news; r++)
+			news = c->reach[r] >= all->total || !(covered[c->reach[r] / 8] & (1u << (c->reach[r] % 8)));
+		if (same || !news) {
+			if (same)
+				dup++;
+			else
+				covered_by_others++;
+			continue;
+		}
+		if (nf_corpus_keep_reach(all, c->p, c->gain, c->reach, c->nreach, NULL, &e) != IW_OK) {
+			fprintf(stderr, "iwspec fuzz: --merge: %s\n", e.msg);
+			status = IW_EXIT_ERROR;
+			goto done;
+		}
+		for (uint32_t r = 0; covered && r < c->nreach; r++)
+			if (c->reach[r] < all->total)
+				covered[c->reach[r] / 8] |= (uint8_t)(1u << (c->reach[r] % 8));
 	}
 	char path[1100];
 	snprintf(path, sizeof path, "%s/corpus", out);
@@ -228,12 +287,19 @@ int fz_merge(char *const *dirs, int ndirs, const char *out, FILE *log)
 		status = IW_EXIT_ERROR;
 		goto done;
 	}
-	fprintf(log, "fuzz merge: %d shard(s), %d corpora: %llu kept programs (%llu of them the same program as one before: left out), "
-		"%zu in the merged corpus; kernel arcs %llu/%llu; %zu finding directories, %zu distinct findings (%zu seen "
+	fprintf(log, "fuzz merge: %d shard(s), %d corpora: %llu kept programs (%llu the same program as another, %llu "
+		"reaching first no arc that the programs taken before them did not: left out), %zu in the merged corpus; "
+		"kernel arcs %llu/%llu; %zu finding directories, %zu distinct findings (%zu seen "
 		"by more than one shard); %s/corpus/, %s/findings.tsv\n", ndirs, corpora, (unsigned long long)programs,
-		(unsigned long long)dup, all->n, (unsigned long long)all->hit, (unsigned long long)all->total, m.seen, m.n,
-		several, out, out);
+		(unsigned long long)dup, (unsigned long long)covered_by_others, all->n, (unsigned long long)all->hit,
+		(unsigned long long)all->total, m.seen, m.n, several, out, out);
 done:
+	for (size_t k = 0; k < ncands; k++) {
+		free(cands[k].p);
+		free(cands[k].reach);
+	}
+	free(cands);
+	free(covered);
 	if (all)
 		nf_corpus_free(all);
 	if (one)
