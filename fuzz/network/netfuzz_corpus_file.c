@@ -234,7 +234,8 @@ int nf_corpus_load(nf_corpus *c, const char *dir, bool *found, iw_err *e)
 			rc = iw_errf(e, IW_ENOSPC, "out of memory reading %s", path);
 			goto out;
 		}
-		get(&r, reach, nreach * sizeof *reach);
+		if (nreach)
+			get(&r, reach, nreach * sizeof *reach);
 		for (uint64_t k = 0; k < nreach; k++) {
 			if (reach[k] >= total) {
 				free(reach);
