@@ -115,15 +115,15 @@ $(BUILD)/libiwengine.a: $(ENGINE_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/iwspec: $(BUILD)/suite/cli/main.o $(APP_OBJ) $(BUILD)/libiwengine.a
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(EXTRA_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(APP_OBJ) $(FUZZ_OBJ) $(BUILD)/libiwengine.a
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(EXTRA_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # The raw segment path against the built-in DUT in a network namespace (tests/cli/rawtcp.sh).
 RAWTCP_OBJ := $(filter $(BUILD)/suite/rawtcp/%,$(APP_OBJ))
 $(BUILD)/rawtcp_probe: $(BUILD)/tests/tools/rawtcp_probe.o $(RAWTCP_OBJ) $(BUILD)/libiwengine.a
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(EXTRA_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # What the build and the tests need (Debian packages, installed only when missing; root or sudo).
 # make test adds what the siw guest needs on the host (qemu, the pinned kernel's headers and

@@ -14,7 +14,7 @@ $(BUILD)/reflector/%.o: reflector/%.c
 	$(CC) $(CFLAGS_ALL) -I$(DIR_engine) -Ireflector -MMD -MP -c $< -o $@
 
 $(BUILD)/iwspec-reflector: $(REFLECTOR_OBJ) $(BUILD)/suite/engine/iw_err.o
-	$(CC) $(CFLAGS_ALL) -o $@ $^ -lrdmacm -libverbs
+	$(CC) $(CFLAGS_ALL) $(EXTRA_LDFLAGS) -o $@ $^ -lrdmacm -libverbs
 
 .PHONY: reflector
 reflector: $(BUILD)/iwspec-reflector
