@@ -247,7 +247,23 @@ run_cases() {
 			ip netns exec "$NETNS" "$IWSPEC" run --dut-config "$rconf" --cases "$id" --no-progress \
 				--report "$OUT/$name-rerun" --expect "$OUT/$name-rerun.expect" \
 				--write-expect "$OUT/$name-rerun.got" >"$OUT/$name-rerun.log" 2>&1
-			case $? in
+			rrc=$?
+			# A rerun that reached no DUT judged nothing: its guest died under it (siw's F3
+			# damage ending in a panic, a fresh clone's make test of 2026-11-29). A pass that
+			# has the guest to itself gets a fresh one and runs the case once more.
+			if [ $rrc -eq 3 ] && [ -n "${FRESH_RERUNS:-}" ]; then
+				cp "$OUT/$name-rerun.log" "$OUT/$name-rerun-$id.unreached.log"
+				say "$name: $id: the rerun reached no DUT ($(grep -m1 -o 'cannot [a-z].*' "$OUT/$name-rerun.log" | cut -c1-120)); on a fresh guest, once more"
+				cov_take "$name"
+				sh tools/siw-guest/stop.sh >/dev/null 2>&1
+				IWSPEC_GUEST_SAVE=0 sh tools/siw-guest/boot.sh $bootopt $([ $cov_on = yes ] && echo --coverage) >/dev/null 2>&1 ||
+					{ say "FAIL: $name: no fresh guest for the reruns" >&2; rc=2; return; }
+				ip netns exec "$NETNS" "$IWSPEC" run --dut-config "$rconf" --cases "$id" --no-progress \
+					--report "$OUT/$name-rerun" --expect "$OUT/$name-rerun.expect" \
+					--write-expect "$OUT/$name-rerun.got" >"$OUT/$name-rerun.log" 2>&1
+				rrc=$?
+			fi
+			case $rrc in
 			0) oneoff_cause "$name" "$id" "$(grep "^    $id: " "$OUT/$name.log" | head -1)"
 			   oneoffs="$oneoffs $id"
 			   # The rerun's verdict is the one the pass keeps.

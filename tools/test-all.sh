@@ -30,16 +30,16 @@
 # Lanes (TEST_LANES overrides, lanes separated by ';'):
 #   test-cli conformance mutants test-san-cli test-san-unit          busy, then ASan
 #   interop                                                          the siw guest
-#   san-build test-unit test-hostile test-fuzz test-cflite test-san-conformance
+#   san-build test-unit test-hostile test-fuzz test-cflite test-san-conformance test-deb
 #                                                                    the build, light, ASan
 # The stages of the sanitizer build wait for it (TEST_AFTER), so no two makes write build-san/ at
 # once; the ASan stages also wait for the siw guest to be done.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=${TEST_LOG_DIR:-build/test-logs}
-LANES=${TEST_LANES:-"test-cli conformance mutants test-san-cli test-san-unit; interop; san-build test-unit test-hostile test-fuzz test-cflite test-san-conformance"}
+LANES=${TEST_LANES:-"test-cli conformance mutants test-san-cli test-san-unit; interop; san-build test-unit test-hostile test-fuzz test-cflite test-san-conformance test-deb"}
 # STAGE:NEEDED - a stage that starts only once a stage of another lane has ended (its .result).
-AFTER=${TEST_AFTER:-"test-san-cli:san-build test-san-cli:interop test-san-unit:san-build test-san-unit:interop test-san-conformance:san-build test-san-conformance:interop test-fuzz:san-build"}
+AFTER=${TEST_AFTER:-"test-deb:interop test-san-cli:san-build test-san-cli:interop test-san-unit:san-build test-san-unit:interop test-san-conformance:san-build test-san-conformance:interop test-fuzz:san-build"}
 # The stages on the critical path (the siw guest, where a pass waits out its slowest cases and a
 # loaded host both slows the guest and makes siw's races show) come first for the CPU: the others
 # run at a lower priority (nice LANE_NICE), which their lanes' slack absorbs. Not so low that
