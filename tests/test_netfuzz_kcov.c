@@ -175,6 +175,37 @@ static void rm_rf(const char *dir)
 	CHECK_EQ(system(cmd), 0);
 }
 
+/* DIR/kcov.tsv: its header, then `reads` lines whose runs and arcs never go down, of 61 arcs in
+ * all, the last at `runs` runs and `hit` arcs. */
+static void check_kcov_tsv(const char *dir, unsigned reads, unsigned long long runs_end, unsigned long long hit_end)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/kcov.tsv", dir);
+	FILE *t = fopen(path, "r");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	char line[200];
+	unsigned lines = 0;
+	unsigned long long last_runs = 0, last_hit = 0;
+	bool header = fgets(line, sizeof line, t) && line[0] == '#' && strstr(line, "union_hit");
+	CHECK(header);
+	while (fgets(line, sizeof line, t)) {
+		long long ms;
+		unsigned long long runs, hit, total, kept;
+		CHECK_EQ(sscanf(line, "%lld\t%llu\t%llu\t%llu\t%llu", &ms, &runs, &hit, &total, &kept), 5);
+		CHECK(runs >= last_runs && hit >= last_hit && ms >= 0);
+		CHECK_EQ(total, 61);
+		last_runs = runs;
+		last_hit = hit;
+		lines++;
+	}
+	CHECK_EQ(lines, reads);
+	CHECK_EQ(last_runs, runs_end);
+	CHECK_EQ(last_hit, hit_end);
+	fclose(t);
+}
+
 /* (a) and (d): the runs whose read brought a new arc are kept, no other; DIR/kcov.tsv has a line
  * per read; the summary line says the arcs. */
 TEST(netfuzz_kcov_keeps_the_runs_that_reach_new_arcs)
@@ -222,31 +253,7 @@ TEST(netfuzz_kcov_keeps_the_runs_that_reach_new_arcs)
 	}
 	CHECK(sum && strstr(sum, "fuzz: 12 runs") && strstr(sum, "states+events+error codes, kernel arcs 3/61 (2 kept)"));
 	/* kcov.tsv: the header, then one line per read, runs and arcs never going down. */
-	char path[300];
-	snprintf(path, sizeof path, "%s/kcov.tsv", dir);
-	FILE *t = fopen(path, "r");
-	CHECK(t != NULL);
-	if (t) {
-		char line[200];
-		unsigned lines = 0;
-		unsigned long long last_runs = 0, last_hit = 0;
-		bool header = fgets(line, sizeof line, t) && line[0] == '#' && strstr(line, "union_hit");
-		CHECK(header);
-		while (fgets(line, sizeof line, t)) {
-			long long ms;
-			unsigned long long runs, hit, total, kept;
-			CHECK_EQ(sscanf(line, "%lld\t%llu\t%llu\t%llu\t%llu", &ms, &runs, &hit, &total, &kept), 5);
-			CHECK(runs >= last_runs && hit >= last_hit && ms >= 0);
-			CHECK_EQ(total, 61);
-			last_runs = runs;
-			last_hit = hit;
-			lines++;
-		}
-		CHECK_EQ(lines, 13);
-		CHECK_EQ(last_runs, 12);
-		CHECK_EQ(last_hit, 3);
-		fclose(t);
-	}
+	check_kcov_tsv(dir, 13, 12, 3);
 	free(sum);
 	nf_kcov_close(k);
 	rm_rf(dir);
@@ -542,18 +549,7 @@ TEST(netfuzz_kcov_no_feedback_reads_but_keeps_and_mutates_nothing)
 	CHECK_EQ(st->kept, 0);
 	CHECK_EQ(st->mutated, 0);
 	CHECK(sum && strstr(sum, "kernel arcs 4/61 (0 kept)"));
-	char path[300];
-	snprintf(path, sizeof path, "%s/kcov.tsv", dir);
-	FILE *t = fopen(path, "r");
-	CHECK(t != NULL);
-	if (t) {
-		char line[200];
-		unsigned lines = 0;
-		while (fgets(line, sizeof line, t))
-			lines += line[0] != '#';
-		CHECK_EQ(lines, 13);
-		fclose(t);
-	}
+	check_kcov_tsv(dir, 13, 12, 4);
 	free(sum);
 	nf_kcov_close(k);
 	rm_rf(dir);

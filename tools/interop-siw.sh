@@ -190,6 +190,27 @@ cov_take() {
 	bash tools/siw-guest/coverage.sh capture $cov_kind "$COVDIR/$1.$cov_n.info" --reset ||
 		{ say "FAIL: $1: siw's coverage could not be read (above)" >&2; bad=1; }
 }
+# cov_take_prev: the pass before is over (fuzz-siw.sh reads the smoke's itself; patched-f32's
+# guest is not profiled, cov_take skips it).
+cov_take_prev() {
+	[ -n "$prev" ] && [ "$prev" != fuzz-smoke ] && cov_take "${prev%-f32}"
+}
+# fresh_guest NAME: NAME's coverage so far, then a fresh guest of the running kind for its reruns
+# (a restore, a second); 1 when none came up.
+fresh_guest() {
+	cov_take "$1"
+	sh tools/siw-guest/stop.sh >/dev/null 2>&1
+	IWSPEC_GUEST_SAVE=0 sh tools/siw-guest/boot.sh $bootopt $([ $cov_on = yes ] && echo --coverage) && return 0
+	say "FAIL: $1: no fresh guest for the reruns" >&2
+	return 1
+}
+# rerun_case ID: in run_cases, the case once more, alone, against its own baseline line (the
+# pass's $name, $rconf); iwspec's status.
+rerun_case() {
+	ip netns exec "$NETNS" "$IWSPEC" run --dut-config "$rconf" --cases "$1" --no-progress \
+		--report "$OUT/$name-rerun" --expect "$OUT/$name-rerun.expect" \
+		--write-expect "$OUT/$name-rerun.got" >"$OUT/$name-rerun.log" 2>&1
+}
 
 # Runs cases of one pass: $1 name (log $OUT/$1.log, reports $OUT/$1/), $2 configuration, $3 the
 # --cases selection (empty: all), $4 baseline, $5 cases at a time. Sets rc (iwspec's exit status,
@@ -233,10 +254,7 @@ run_cases() {
 			cp "$CONSOLE" "$OUT/$name.console-pass.log"
 			ONEOFF_CONSOLE=$OUT/$name.console-pass.log
 			say "$name: the guest's kernel reported during the pass (docs/interop/linux-siw.md, F3): the reruns run on a fresh guest"
-			cov_take "$name"
-			sh tools/siw-guest/stop.sh >/dev/null 2>&1
-			IWSPEC_GUEST_SAVE=0 sh tools/siw-guest/boot.sh $bootopt $([ $cov_on = yes ] && echo --coverage) ||
-				{ say "FAIL: $name: no fresh guest for the reruns" >&2; rc=2; return; }
+			fresh_guest "$name" || { rc=2; return; }
 		fi
 		for id in $(sed -n '/difference.* from the baseline/,/^$/s/^    \([a-z0-9._-]*\): .*/\1/p' "$OUT/$name.log"); do
 			found=$((found + 1))
@@ -244,9 +262,7 @@ run_cases() {
 			grep "^    $id: " "$OUT/$name.log" | sed "s/^ */interop:   first run: /"
 			# Files of the pass's own: the perftest passes run side by side.
 			grep "^$id " "$rexpect" >"$OUT/$name-rerun.expect"
-			ip netns exec "$NETNS" "$IWSPEC" run --dut-config "$rconf" --cases "$id" --no-progress \
-				--report "$OUT/$name-rerun" --expect "$OUT/$name-rerun.expect" \
-				--write-expect "$OUT/$name-rerun.got" >"$OUT/$name-rerun.log" 2>&1
+			rerun_case "$id"
 			rrc=$?
 			# A rerun that reached no DUT judged nothing: its guest died under it (siw's F3
 			# damage ending in a panic, a fresh clone's make test of 2026-11-29). A pass that
@@ -254,13 +270,8 @@ run_cases() {
 			if [ $rrc -eq 3 ] && [ -n "${FRESH_RERUNS:-}" ]; then
 				cp "$OUT/$name-rerun.log" "$OUT/$name-rerun-$id.unreached.log"
 				say "$name: $id: the rerun reached no DUT ($(grep -m1 -o 'cannot [a-z].*' "$OUT/$name-rerun.log" | cut -c1-120)); on a fresh guest, once more"
-				cov_take "$name"
-				sh tools/siw-guest/stop.sh >/dev/null 2>&1
-				IWSPEC_GUEST_SAVE=0 sh tools/siw-guest/boot.sh $bootopt $([ $cov_on = yes ] && echo --coverage) >/dev/null 2>&1 ||
-					{ say "FAIL: $name: no fresh guest for the reruns" >&2; rc=2; return; }
-				ip netns exec "$NETNS" "$IWSPEC" run --dut-config "$rconf" --cases "$id" --no-progress \
-					--report "$OUT/$name-rerun" --expect "$OUT/$name-rerun.expect" \
-					--write-expect "$OUT/$name-rerun.got" >"$OUT/$name-rerun.log" 2>&1
+				fresh_guest "$name" || { rc=2; return; }
+				rerun_case "$id"
 				rrc=$?
 			fi
 			case $rrc in
@@ -471,8 +482,7 @@ t_boot=0
 t_suite=0
 for pass in $PASSES; do
 	bootopt=
-	# The pass before is over: its coverage (fuzz-siw.sh reads the smoke's itself).
-	[ -n "$prev" ] && [ "$prev" != fuzz-smoke ] && cov_take "${prev%-f32}"
+	cov_take_prev
 	if [ $pass = fuzz-smoke ]; then
 		# 6. above: a guest of its own, the patched siw profiled; the last of its kind (no save).
 		ts=$(now)
@@ -671,7 +681,7 @@ for pass in $PASSES; do
 	[ $frc -eq 0 ] || { say "FAIL: $pass: a patch changed what it should not, or a flip is unexplained (above)" >&2; bad=1; }
 done
 # The last pass's coverage, then every pass's together.
-[ -n "$prev" ] && [ "$prev" != fuzz-smoke ] && cov_take "${prev%-f32}"
+cov_take_prev
 sh tools/siw-guest/stop.sh >/dev/null 2>&1
 # The guest is gone: what is left reads captures. make test's stages that must not run beside
 # the guest may start now (tools/test-all.sh, TEST_RELEASE).

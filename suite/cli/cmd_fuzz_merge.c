@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "cmd_fuzz.h"
+#include "case.h"
 #include "cli.h"
 #include "netfuzz.h"
 
@@ -78,18 +79,18 @@ static int on_entry(const char *path, const struct stat *st, int type, struct FT
 	merge_state *m = walk_state;
 	char a[300], b[300], key[680];
 	if (network) {
-		/* The DUT's role is in the finding's case (its header), not in seed.txt. */
-		char casef[1100], head[2048] = "", role[32];
+		/* The DUT's role is in the finding's case, read by the case parser; not in seed.txt. */
+		char casef[1100];
+		const char *role = "-";
 		snprintf(casef, sizeof casef, "%s/case.iwt", dir);
-		FILE *cf = fopen(casef, "r");
-		if (cf) {
-			head[fread(head, 1, sizeof head - 1, cf)] = 0;
-			fclose(cf);
-		}
-		field(head, "role", role, sizeof role);
+		iw_case *cs = NULL;
+		iw_err ce;
+		if (iw_case_load(casef, &cs, &ce) == IW_OK)
+			role = cs->dut_role == IW_ROLE_INITIATOR ? "initiator" : "responder";
+		iw_case_free(cs);
 		field(text, "kind", a, sizeof a);
 		field(text, "requirement", b, sizeof b);
-		snprintf(key, sizeof key, "network\t%s\t%s\t%s", a, b, role[0] ? role : "-");
+		snprintf(key, sizeof key, "network\t%s\t%s\t%s", a, b, role);
 	} else {
 		field(text, "signature", a, sizeof a);
 		snprintf(key, sizeof key, "kernel\t%s", a);

@@ -13,7 +13,8 @@
  *          octets each; a snapshot taken when the file is opened.
  *   arcs   "arcs TOTAL HIT": arc counters in all, and how many are nonzero; then the bitmap of
  *          the nonzero ones as "hex HEX" lines (bit i is octet i/8, bit i%8, least significant
- *          first): what a fuzzer steering by coverage compares run by run.
+ *          first): what a fuzzer steering by coverage compares run by run. -fprofile-arcs makes
+ *          the arc counters the only kind, so these are every counter the units have.
  *   reset  writing anything zeroes every counter.
  * The counters are plain memory that siw's code increments without locks, as in any gcov build:
  * a count may lose an increment to a race, a nonzero one stays nonzero.
@@ -161,17 +162,6 @@ static void count_arcs(u64 *values, u32 n, void *arg)
 	}
 }
 
-/* Only the arc counters (kind 0): the kinds -fprofile-arcs uses alone. */
-static void each_arc_array(const struct gcov_info *gi, void (*fn)(u64 *, u32, void *), void *arg)
-{
-	for (u32 f = 0; f < gi->n_functions; f++) {
-		const struct gcov_fn_info *fi = gi->functions[f];
-
-		if (fi && fi->key == gi && gi->merge[0])
-			fn(fi->ctrs[0].values, fi->ctrs[0].num, arg);
-	}
-}
-
 static int arcs_open(struct inode *inode, struct file *f)
 {
 	const struct gcov_info *gi;
@@ -182,7 +172,7 @@ static int arcs_open(struct inode *inode, struct file *f)
 	u32 octets;
 
 	for_each_unit(gi, p)
-		each_arc_array(gi, count_arcs, &c);
+		gcda_each_counter_array(gi, count_arcs, &c);
 	octets = (c.total + 7) / 8;
 	c.bits = vzalloc(octets + 1);
 	s = new_snapshot(sizeof line + hex_size(octets));
@@ -193,7 +183,7 @@ static int arcs_open(struct inode *inode, struct file *f)
 	}
 	c.total = c.hit = 0;
 	for_each_unit(gi, p)
-		each_arc_array(gi, count_arcs, &c);
+		gcda_each_counter_array(gi, count_arcs, &c);
 	put_text(s, line, scnprintf(line, sizeof line, "arcs %u %u\n", c.total, c.hit));
 	put_hex_lines(s, c.bits, octets);
 	vfree(c.bits);
